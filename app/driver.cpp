@@ -1,0 +1,138 @@
+#include "app/driver.hpp"
+
+#include <cstdio>
+#include <map>
+
+#include "app/agree.hpp"
+#include "app/errors.hpp"
+#include "app/stages.hpp"
+
+#ifndef CYCLOCC_VERSION
+#define CYCLOCC_VERSION "unknown"
+#endif
+
+namespace cyclocc::app {
+
+namespace {
+
+// Hill order: C, then H, then the others alphabetically; without carbon,
+// everything alphabetically.
+std::string formula(const input::MoleculeInput& mol) {
+  std::map<std::string, int> count;
+  for (const auto& a : mol.atoms) ++count[a.symbol];
+  std::string out;
+  auto emit = [&](const std::string& sym) {
+    auto it = count.find(sym);
+    if (it == count.end()) return;
+    out += sym;
+    if (it->second > 1) out += std::to_string(it->second);
+    count.erase(it);
+  };
+  if (count.count("C")) {
+    emit("C");
+    emit("H");
+  }
+  while (!count.empty()) emit(count.begin()->first);
+  return out;
+}
+
+void print_header(const RunContext& ctx, const CliOptions& options) {
+  ctx.log.print("cyclocc %s, coupled-cluster energies\n", CYCLOCC_VERSION);
+  ctx.log.print("ranks: %d\n", ctx.comm.size());
+  ctx.log.print("input: %s\n", options.input.c_str());
+}
+
+void print_input_summary(const RunContext& ctx, const input::Input& in) {
+  const auto& mol = in.molecule;
+  if (!in.title.empty()) ctx.log.print("title: %s\n", in.title.c_str());
+  ctx.log.print("molecule: %s, %zu atoms, charge %d, multiplicity %d, %d electrons (%d alpha, %d beta)\n",
+                formula(mol).c_str(), mol.atoms.size(), mol.charge, mol.multiplicity, mol.n_electrons(),
+                mol.n_alpha(), mol.n_beta());
+  ctx.log.print("method: %s, cc.method %s\n", in.scf.reference.c_str(), in.cc.method.c_str());
+  ctx.log.print("results file: %s\n", ctx.json_path.c_str());
+  ctx.log.print("checkpoint: %s%s\n", ctx.checkpoint_path.c_str(), ctx.restart ? " (restart)" : "");
+}
+
+void print_basis(const RunContext& ctx, const chem::Basis& basis) {
+  ctx.log.print("basis: %s, %s, %d basis functions, %zu shells\n", basis.name.c_str(),
+                basis.pure ? "spherical" : "cartesian", basis.nbf, basis.shells.size());
+}
+
+void print_energies(const RunContext& ctx, const chem::ScfResult& scf) {
+  ctx.log.print("\nnuclear repulsion energy  %20.12f\n", scf.nuclear_repulsion);
+  ctx.log.print("SCF total energy          %20.12f   (%d iterations)\n", scf.energy, scf.iterations);
+}
+
+void print_footer(RunContext& ctx, double total_seconds) {
+  ctx.results.set_timing("total", total_seconds);
+  ctx.log.print("\ntimings (seconds, wall):\n");
+  for (const char* name : {"scf", "checkpoint", "total"})
+    if (const auto t = ctx.results.timing(name)) ctx.log.print("  %-12s %10.3f\n", name, *t);
+  if (ctx.comm.stats().totals().empty())
+    ctx.log.print("\noperations on rank 0: none recorded\n");
+  else
+    ctx.log.print("\noperations on rank 0:\n%s", ctx.comm.stats().table(10).c_str());
+}
+
+// Rank 0 writes the results file. Returns, on every rank, why it could not
+// (empty if it could, or if there is no file to write).
+std::string write_results(RunContext& ctx) {
+  std::string problem;
+  if (ctx.json_path.empty()) return problem;
+  if (ctx.comm.root()) {
+    try {
+      write_file_atomically(ctx.json_path, ctx.results.to_json().dump());
+    } catch (const std::exception& e) {
+      problem = one_line(e.what());
+    }
+  }
+  ctx.comm.bcast(problem, 0);
+  return problem;
+}
+
+// The stages in order; throws AgreedFailure.
+void run_stages(RunContext& ctx, const CliOptions& options) {
+  print_header(ctx, options);
+  if (options.json) ctx.json_path = *options.json;
+  const input::Input in = agreed(ctx.comm, [&] { return stage_input(options.input); });
+  ctx.results.set_input(in);
+  ctx.json_path = options.json.value_or(in.output.json);
+  ctx.checkpoint_path = options.checkpoint.value_or(in.checkpoint.file);
+  print_input_summary(ctx, in);
+
+  const chem::Basis basis = agreed(ctx.comm, [&] { return chem::load_basis(in); });
+  print_basis(ctx, basis);
+  const chem::ScfResult scf = agreed(ctx.comm, [&] { return stage_scf(ctx, in, basis); });
+  print_energies(ctx, scf);
+  agreed(ctx.comm, [&] { stage_molden(ctx, in, basis, scf); });
+  agreed(ctx.comm, [&] { stage_correlated(ctx, in, basis, scf); });
+}
+
+}  // namespace
+
+int run(const par::Comm& comm, const CliOptions& options, StopRequest& stop) {
+  Stopwatch clock;
+  RunContext ctx{comm, par::Log(comm.root(), options.verbose), stop,
+                 Results(CYCLOCC_VERSION, comm.size()), options.restart, {}, {}};
+  comm.stats().verbose = options.verbose;
+  int code = exit_code::kSuccess;
+  try {
+    run_stages(ctx, options);
+  } catch (const AgreedFailure& agreed_failure) {
+    const Failure& f = agreed_failure.failure;
+    ctx.results.set_error(f.type, f.message);
+    if (comm.root()) std::fprintf(stderr, "cyclocc: error: %s\n", f.message.c_str());
+    code = f.code;
+  }
+  print_footer(ctx, clock.seconds());
+  const std::string problem = write_results(ctx);
+  if (!problem.empty() && code == exit_code::kSuccess) {
+    // Only when nothing else failed: every error is one line.
+    if (comm.root()) std::fprintf(stderr, "cyclocc: error: %s\n", problem.c_str());
+    code = exit_code::kFailure;
+  }
+  if (code == exit_code::kSuccess) ctx.log.print("\ncyclocc: done\n");
+  return code;
+}
+
+}  // namespace cyclocc::app

@@ -1,0 +1,59 @@
+// cyclocc: the program's entry point (command line in cli.hpp, the run in
+// driver.hpp). Every rank runs main(); only rank 0 prints.
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "app/cli.hpp"
+#include "app/driver.hpp"
+#include "app/errors.hpp"
+#include "app/signals.hpp"
+#include "chem/libint_session.hpp"
+#include "parallel/comm.hpp"
+
+#ifndef CYCLOCC_VERSION
+#define CYCLOCC_VERSION "unknown"
+#endif
+
+namespace {
+
+// A last resort for an exception escaping a noexcept path: one line, no core.
+[[noreturn]] void on_terminate() {
+  std::fputs("cyclocc: internal error: unexpected termination\n", stderr);
+  std::_Exit(cyclocc::app::exit_code::kFailure);
+}
+
+int dispatch(const cyclocc::par::Comm& world, const std::vector<std::string>& args) {
+  using namespace cyclocc::app;
+  try {
+    const CommandLine cl = parse_command_line(args);
+    if (cl.action == CliAction::Help) {
+      if (world.root()) std::fputs(usage_text().c_str(), stdout);
+      return exit_code::kSuccess;
+    }
+    if (cl.action == CliAction::Version) {
+      if (world.root()) std::printf("cyclocc %s\n", CYCLOCC_VERSION);
+      return exit_code::kSuccess;
+    }
+    StopRequest stop;
+    return run(world, cl.options, stop);
+  } catch (...) {
+    // The command line is the same on every rank, so every rank gets here.
+    const Failure f = classify_current_exception();
+    if (world.root()) std::fprintf(stderr, "cyclocc: error: %s\n", f.message.c_str());
+    return f.code;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::set_terminate(on_terminate);
+  cyclocc::par::Environment env(&argc, &argv);
+  cyclocc::app::install_signal_handlers();
+  const cyclocc::chem::LibintSession libint;
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  return dispatch(env.world(), args);
+}

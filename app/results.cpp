@@ -1,0 +1,131 @@
+#include "app/results.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+#include "input/input.hpp"
+
+namespace cyclocc::app {
+
+Results::Results(std::string version, int ranks) : version_(std::move(version)), ranks_(ranks) {}
+
+void Results::set_input(const input::Input& in) {
+  method_ = in.cc.method;
+  basis_ = in.basis;
+  symbols_.clear();
+  geometry_.clear();
+  for (const auto& atom : in.molecule.atoms) {
+    symbols_.push_back(atom.symbol);
+    geometry_.insert(geometry_.end(), atom.xyz.begin(), atom.xyz.end());
+  }
+  charge_ = in.molecule.charge;
+  multiplicity_ = in.molecule.multiplicity;
+}
+
+void Results::set_property(const std::string& name, double value) { properties_.set(name, value); }
+void Results::set_property(const std::string& name, int value) { properties_.set(name, value); }
+
+void Results::set_timing(const std::string& name, double seconds) { timings_.set(name, seconds); }
+void Results::set_timing(const std::string& name, const std::vector<double>& seconds) {
+  timings_.set(name, json::Value::array_of(seconds));
+}
+
+std::optional<double> Results::timing(const std::string& name) const {
+  const json::Value* t = timings_.find(name);
+  return t ? t->number() : std::nullopt;
+}
+
+void Results::set_extra(const std::string& name, json::Value value) {
+  if (name == "timings") throw std::logic_error("results: use set_timing for extras.timings");
+  extras_.set(name, std::move(value));
+}
+
+void Results::set_error(const std::string& type, const std::string& message) {
+  if (!error_) error_ = ResultsError{type, message};
+}
+
+json::Value Results::to_json() const {
+  using json::Value;
+  Value root = Value::object();
+  root.set("schema_name", "qcschema_output");
+  root.set("schema_version", 1);
+  root.set("driver", "energy");
+  Value& model = root.set("model", Value::object());
+  model.set("method", method_);
+  model.set("basis", basis_);
+  Value& mol = root.set("molecule", Value::object());
+  mol.set("symbols", Value::array_of(symbols_));
+  mol.set("geometry", Value::array_of(geometry_));
+  mol.set("molecular_charge", charge_);
+  mol.set("molecular_multiplicity", multiplicity_);
+  root.set("success", success());
+  Value energy = return_energy_ ? Value(*return_energy_) : Value();
+  root.set("return_result", energy);
+  root.set("return_energy", energy);
+  Value& prov = root.set("provenance", Value::object());
+  prov.set("creator", "cyclocc");
+  prov.set("version", version_);
+  prov.set("ranks", ranks_);
+  root.set("properties", properties_);
+  Value extras = extras_;
+  extras.set("timings", timings_);
+  root.set("extras", extras);
+  if (error_) {
+    Value& err = root.set("error", Value::object());
+    err.set("error_type", error_->type);
+    err.set("error_message", error_->message);
+  } else {
+    root.set("error", Value());
+  }
+  return root;
+}
+
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const char* what) {
+  throw std::runtime_error("cannot write " + path + ": " + what + " (" + std::strerror(errno) + ")");
+}
+
+void fsync_folder(const std::filesystem::path& folder) {
+  int fd = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return;  // best effort: the rename itself has happened
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::filesystem::path target(path);
+  const std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) fail(path, "open");
+  std::size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      fail(path, "write");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    ::unlink(tmp.c_str());
+    fail(path, "fsync");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    fail(path, "rename");
+  }
+  fsync_folder(target.parent_path());
+}
+
+}  // namespace cyclocc::app

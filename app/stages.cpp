@@ -1,0 +1,121 @@
+#include "app/stages.hpp"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "app/errors.hpp"
+#include "chem/checkpoint.hpp"
+#include "chem/molden.hpp"
+
+namespace cyclocc::app {
+
+void RunContext::stop_point(const std::string& what) {
+  if (!stop.requested(comm)) return;
+  throw Interrupted("stopped by " + stop.signal_name() + " after writing " + what + " (" +
+                    checkpoint_path + "); run again with --restart to continue");
+}
+
+input::Input stage_input(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw input::InputError(path + ": no such input file");
+  return input::parse_input(path);
+}
+
+namespace {
+
+// Rank 0 looks, everyone learns the answer.
+bool file_exists(const par::Comm& comm, const std::string& path) {
+  std::int64_t exists = 0;
+  if (comm.root()) {
+    std::error_code ec;
+    exists = std::filesystem::exists(path, ec) ? 1 : 0;
+  }
+  comm.bcast(&exists, sizeof exists, 0);
+  return exists != 0;
+}
+
+void check_orbital_counts(const std::string& path, const input::Input& in, const chem::Basis& basis,
+                          const chem::ScfResult& scf) {
+  const bool uhf = scf.reference == "uhf";
+  const auto nbf = static_cast<long>(basis.nbf);
+  bool ok = scf.nbf == basis.nbf && scf.C_alpha.rows() == nbf && scf.n_alpha == in.molecule.n_alpha() &&
+            scf.n_beta == in.molecule.n_beta() && (!uhf || scf.C_beta.rows() == nbf);
+  if (!ok)
+    throw chem::CheckpointError("checkpoint " + path +
+                                ": its orbitals do not fit the input (basis functions or electron counts)");
+}
+
+// The SCF of a matching checkpoint, or nothing (with a warning) if there is
+// no checkpoint to restart from. A checkpoint that is present but damaged or
+// belongs to another calculation is an error; the file is only read.
+std::optional<chem::ScfResult> restart_scf(RunContext& ctx, const input::Input& in,
+                                           const chem::Basis& basis) {
+  const std::string& path = ctx.checkpoint_path;
+  if (!file_exists(ctx.comm, path)) {
+    ctx.log.print("warning: --restart: no checkpoint %s, starting from the beginning\n", path.c_str());
+    return std::nullopt;
+  }
+  chem::CheckpointReader reader(ctx.comm, path);
+  const auto mismatch = chem::identity_mismatch(reader.read_identity(), chem::checkpoint_identity(in, basis));
+  if (!mismatch.empty())
+    throw chem::CheckpointError("checkpoint " + path + " does not match the input: " + mismatch);
+  chem::ScfResult scf = reader.read_scf();
+  if (!scf.converged) {
+    ctx.log.print("warning: --restart: checkpoint %s holds no converged SCF, starting from the beginning\n",
+                  path.c_str());
+    return std::nullopt;
+  }
+  check_orbital_counts(path, in, basis, scf);
+  ctx.log.print("SCF: reusing the orbitals of checkpoint %s (%d iterations)\n", path.c_str(),
+                scf.iterations);
+  return scf;
+}
+
+void write_scf_checkpoint(RunContext& ctx, const input::Input& in, const chem::Basis& basis,
+                          const chem::ScfResult& scf) {
+  Stopwatch clock;
+  chem::CheckpointWriter writer(ctx.comm, ctx.checkpoint_path);
+  writer.write_identity(chem::checkpoint_identity(in, basis));
+  writer.write_scf(scf);
+  writer.commit();
+  ctx.results.set_timing("checkpoint", clock.seconds());
+  ctx.log.print("checkpoint: SCF orbitals written to %s\n", ctx.checkpoint_path.c_str());
+}
+
+}  // namespace
+
+chem::ScfResult stage_scf(RunContext& ctx, const input::Input& in, const chem::Basis& basis) {
+  Stopwatch clock;
+  std::optional<chem::ScfResult> restored;
+  if (ctx.restart) restored = restart_scf(ctx, in, basis);
+  const bool from_checkpoint = restored.has_value();
+  chem::ScfResult scf = from_checkpoint ? std::move(*restored) : chem::run_scf(ctx.comm, in, basis, ctx.log);
+
+  ctx.results.set_property("nuclear_repulsion_energy", scf.nuclear_repulsion);
+  ctx.results.set_property("scf_total_energy", scf.energy);
+  ctx.results.set_property("scf_iterations", scf.iterations);
+  ctx.results.set_timing("scf", clock.seconds());
+  ctx.results.set_extra("scf_from_checkpoint", from_checkpoint);
+  if (in.cc.method == "none") ctx.results.set_return_energy(scf.energy);
+  if (!scf.converged) {
+    char energy[32];
+    std::snprintf(energy, sizeof energy, "%.12f", scf.energy);
+    throw ConvergenceError("SCF did not converge in " + std::to_string(scf.iterations) +
+                           " iterations (scf.max_iterations; last energy " + energy + ")");
+  }
+  if (!from_checkpoint) write_scf_checkpoint(ctx, in, basis, scf);
+  // A safe point, unless the SCF was all there was to do.
+  if (in.cc.method != "none") ctx.stop_point("the SCF checkpoint");
+  return scf;
+}
+
+void stage_molden(RunContext& ctx, const input::Input& in, const chem::Basis& basis,
+                  const chem::ScfResult& scf) {
+  if (in.output.molden.empty()) return;
+  if (ctx.comm.root()) chem::write_molden(in.output.molden, in, basis, scf);
+  ctx.log.print("molden: orbitals written to %s\n", in.output.molden.c_str());
+}
+
+
+}  // namespace cyclocc::app

@@ -1,0 +1,77 @@
+#include "chem/cc/amplitudes.hpp"
+
+#include <cmath>
+
+namespace cyclocc::cc {
+
+using tensor::Sym;
+
+Amplitudes::Amplitudes(tensor::Context& ctx, const SpinDims& d, bool triples)
+    : t1(ctx, d, "vo", {Sym::NS, Sym::NS}, "T1"),
+      t2(ctx, d, "vvoo", {Sym::AS, Sym::NS, Sym::AS, Sym::NS}, "T2") {
+  if (triples) t3.emplace(ctx, d, "vvvooo", std::vector<Sym>{Sym::AS, Sym::AS, Sym::NS, Sym::AS, Sym::AS, Sym::NS}, "T3");
+}
+
+Amplitudes Amplitudes::zeros_like(const Amplitudes& a) {
+  return Amplitudes(a.t1.ctx(), a.t1.dims(), a.t3.has_value());
+}
+
+namespace {
+template <class F>
+void each_pair(Amplitudes& a, const Amplitudes& b, F&& f) {
+  f(a.t1, b.t1);
+  f(a.t2, b.t2);
+  if (a.t3 && b.t3) f(*a.t3, *b.t3);
+}
+}  // namespace
+
+void Amplitudes::set_zero() {
+  t1.set_zero();
+  t2.set_zero();
+  if (t3) t3->set_zero();
+}
+
+void Amplitudes::scale(double alpha) {
+  t1.scale(alpha);
+  t2.scale(alpha);
+  if (t3) t3->scale(alpha);
+}
+
+void Amplitudes::axpy(double alpha, const Amplitudes& x) {
+  each_pair(*this, x, [&](SpinTensor& a, const SpinTensor& b) {
+    for (const auto& k : a.block_keys()) {
+      auto& ad = a.block(k).data();
+      const auto& bd = b.block(k).data();
+      for (std::size_t i = 0; i < ad.size(); ++i) ad[i] += alpha * bd[i];
+    }
+  });
+}
+
+double Amplitudes::dot(const Amplitudes& o) const {
+  double s = t1.dot(o.t1) + t2.dot(o.t2);
+  if (t3 && o.t3) s += t3->dot(*o.t3);
+  return s;
+}
+
+double Amplitudes::norm2() const { return std::sqrt(dot(*this)); }
+
+double Amplitudes::norm2_t3() const { return t3 ? t3->norm2() : 0.0; }
+
+void divide_by_denominators(Amplitudes& t, const MoIntegrals& mo) {
+  auto spin = [](char c) { return c == 'a' ? 0 : 1; };
+  auto divide = [&](SpinTensor& x, int nv) {
+    for (const auto& key : x.block_keys()) {
+      x.block(key).transform([&](const int* idx, double& v) {
+        double d = 0;
+        for (int p = 0; p < nv; ++p) d -= mo.eps_vir[spin(key[p])][idx[p]];
+        for (int p = nv; p < 2 * nv; ++p) d += mo.eps_occ[spin(key[p])][idx[p]];
+        v /= d;
+      });
+    }
+  };
+  divide(t.t1, 1);
+  divide(t.t2, 2);
+  if (t.t3) divide(*t.t3, 3);
+}
+
+}  // namespace cyclocc::cc

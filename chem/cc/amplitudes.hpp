@@ -1,0 +1,31 @@
+// Cluster amplitudes t_i^a, t_ij^ab (and t_ijk^abc for CCSDT) as spin tensors,
+// with the vector operations the solvers need (DIIS, norms, denominators).
+#pragma once
+
+#include <optional>
+
+#include "chem/cc/mo_integrals.hpp"
+
+namespace cyclocc::cc {
+
+struct Amplitudes {
+  SpinTensor t1;                  // "vo"
+  SpinTensor t2;                  // "vvoo", antisymmetric pairs
+  std::optional<SpinTensor> t3;   // "vvvooo", antisymmetric triples (CCSDT only)
+
+  Amplitudes(tensor::Context& ctx, const SpinDims& d, bool triples);
+  static Amplitudes zeros_like(const Amplitudes& a);
+
+  void set_zero();
+  void scale(double alpha);
+  void axpy(double alpha, const Amplitudes& x);  // this += alpha * x
+  double dot(const Amplitudes& o) const;         // over all unique (packed) amplitudes
+  double norm2() const;
+  double norm2_t3() const;
+};
+
+// Divides every amplitude by its denominator:
+// t_i^a /= e_i - e_a, t_ij^ab /= e_i + e_j - e_a - e_b, and likewise for t3.
+void divide_by_denominators(Amplitudes& t, const MoIntegrals& mo);
+
+}  // namespace cyclocc::cc

@@ -1,0 +1,19 @@
+// CCSD in spin-orbital form through the spin layer (tensor/spin.hpp).
+#pragma once
+
+#include "chem/cc/amplitudes.hpp"
+#include "chem/cc/mo_integrals.hpp"
+
+namespace cyclocc::cc {
+
+// E_CC = sum f_ia t_i^a + 1/4 sum <ij||ab> t_ij^ab + 1/2 sum <ij||ab> t_i^a t_j^b.
+double ccsd_energy(const MoIntegrals& mo, const Amplitudes& t);
+
+// The right-hand sides D_i^a t_i^a and D_ij^ab t_ij^ab of the CCSD equations
+// (into r.t1 and r.t2); dividing by the denominators gives the next amplitudes.
+void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r);
+
+// First-order (MP2) amplitudes t_ij^ab = <ij||ab> / D_ij^ab, t_i^a = f_ia / D_i^a.
+void mp2_amplitudes(const MoIntegrals& mo, Amplitudes& t);
+
+}  // namespace cyclocc::cc

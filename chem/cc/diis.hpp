@@ -1,0 +1,27 @@
+// DIIS for coupled-cluster amplitudes (Pulay 1980; Scuseria, Lee and Schaefer,
+// Chem. Phys. Lett. 130, 236 (1986)): extrapolates the amplitudes from the last
+// n iterates, with the change of all amplitudes (every block of T1, T2 and T3
+// together, DESIGN.md §8) as the error vector.
+#pragma once
+
+#include <deque>
+
+#include "chem/cc/amplitudes.hpp"
+
+namespace cyclocc::cc {
+
+class AmplitudeDiis {
+ public:
+  explicit AmplitudeDiis(int max_vectors) : max_(max_vectors) {}
+  // Stores (t, error) and overwrites t with the extrapolation once two or
+  // more vectors are stored. Does nothing when max_vectors is 0.
+  void extrapolate(Amplitudes& t, const Amplitudes& error);
+  int size() const { return static_cast<int>(vectors_.size()); }
+
+ private:
+  int max_;
+  std::deque<Amplitudes> vectors_, errors_;
+  std::deque<std::vector<double>> overlaps_;  // overlaps_[i][j] = <e_i|e_j>, j <= i
+};
+
+}  // namespace cyclocc::cc

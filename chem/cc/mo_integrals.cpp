@@ -1,0 +1,99 @@
+#include "chem/cc/mo_integrals.hpp"
+
+#include <stdexcept>
+
+namespace cyclocc::cc {
+
+using tensor::Sym;
+
+namespace {
+
+constexpr Sym N = Sym::NS, A = Sym::AS;
+
+// Antisymmetric pairs where both indices of a bra or ket pair share a space.
+std::vector<Sym> pair_sym(const std::string& sp) {
+  return {sp[0] == sp[1] ? A : N, N, sp[2] == sp[3] ? A : N, N};
+}
+
+int offset(const SpinDims& d, char space, char spin) { return space == 'o' ? 0 : d.len('o', spin); }
+
+// <pq|rs> = (pr|qs) for the spin pattern of block `key` (zero unless the
+// spins of p, r and of q, s agree), cut from the chemist integrals.
+void fill_direct(const SpinDims& d, const ChemistIntegrals& chem, const std::string& spaces, const std::string& key,
+                 Tensor& m) {
+  if (key[0] != key[2] || key[1] != key[3]) return;
+  const bool swap = key[0] == 'b' && key[1] == 'a';  // (pr|qs) with pr beta, qs alpha = (qs|pr) from ab
+  const Tensor* src = key[0] == 'a' ? (key[1] == 'a' ? chem.aa : chem.ab) : (key[1] == 'b' ? chem.bb : chem.ab);
+  // Positions in the chemist tensor: (x0 x1 | x2 x3) = (p r | q s), or (q s | p r).
+  const std::string order = swap ? "qspr" : "prqs";
+  std::vector<int> off, lens;
+  std::vector<Sym> sym(4, N);
+  for (char c : order) {
+    const int pos = static_cast<int>(std::string("pqrs").find(c));
+    off.push_back(offset(d, spaces[pos], key[pos]));
+    lens.push_back(d.len(spaces[pos], key[pos]));
+  }
+  auto same = [&](char x, char y) {
+    const auto px = std::string("pqrs").find(x), py = std::string("pqrs").find(y);
+    return spaces[px] == spaces[py];
+  };
+  if (same(order[0], order[1])) sym[0] = Sym::SY;
+  if (same(order[2], order[3])) sym[2] = Sym::SY;
+  const Tensor cut = src->slice(off, tensor::Shape(lens, sym));
+  tensor::sum(1.0, cut, order, 0.0, m, "pqrs");
+}
+
+// The non-antisymmetrized <pq|rs> over the spaces of a block, all spin patterns.
+SpinTensor direct(tensor::Context& ctx, const SpinDims& d, const ChemistIntegrals& chem, const std::string& spaces) {
+  SpinTensor m(ctx, d, spaces, {N, N, N, N}, "<" + spaces + ">");
+  for (const auto& key : m.block_keys()) fill_direct(d, chem, spaces, key, m.block(key));
+  return m;
+}
+
+void fill_fock(SpinTensor& f, const std::array<std::vector<double>, 2>& eps_occ,
+               const std::array<std::vector<double>, 2>& eps_vir) {
+  const char s0 = f.spaces()[0], s1 = f.spaces()[1];
+  for (const auto& key : f.block_keys()) {
+    if (s0 != s1) continue;  // canonical orbitals: f_ov = 0
+    const auto& eps = (s0 == 'o' ? eps_occ : eps_vir)[key[0] == 'a' ? 0 : 1];
+    f.block(key).transform([&](const int* x, double& v) { v = x[0] == x[1] ? eps[x[0]] : 0.0; });
+  }
+}
+
+}  // namespace
+
+MoIntegrals::MoIntegrals(tensor::Context& ctx, const SpinDims& d)
+    : dims(d),
+      f_oo(ctx, d, "oo", {N, N}, "f_oo"),
+      f_ov(ctx, d, "ov", {N, N}, "f_ov"),
+      f_vv(ctx, d, "vv", {N, N}, "f_vv"),
+      oooo(ctx, d, "oooo", pair_sym("oooo"), "<oo||oo>"),
+      ooov(ctx, d, "ooov", pair_sym("ooov"), "<oo||ov>"),
+      oovv(ctx, d, "oovv", pair_sym("oovv"), "<oo||vv>"),
+      ovov(ctx, d, "ovov", pair_sym("ovov"), "<ov||ov>"),
+      ovvv(ctx, d, "ovvv", pair_sym("ovvv"), "<ov||vv>"),
+      vvvv(ctx, d, "vvvv", pair_sym("vvvv"), "<vv||vv>") {}
+
+MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
+                               const std::array<std::vector<double>, 2>& eps_occ,
+                               const std::array<std::vector<double>, 2>& eps_vir, const ChemistIntegrals& chem) {
+  if (!chem.aa || !chem.ab || !chem.bb) throw std::invalid_argument("build_mo_integrals: missing chemist integrals");
+  MoIntegrals mo(ctx, d);
+  mo.eps_occ = eps_occ;
+  mo.eps_vir = eps_vir;
+  fill_fock(mo.f_oo, eps_occ, eps_vir);
+  fill_fock(mo.f_vv, eps_occ, eps_vir);
+  // <pq||rs> = <pq|rs> - <pq|sr>. Where a pair shares a space the declared
+  // antisymmetry adds the exchange term itself (contract.hpp, §8), and where
+  // both pairs do it adds it twice, hence the 1/2.
+  mo.oooo["pqrs"] = 0.5 * direct(ctx, d, chem, "oooo")["pqrs"];
+  mo.ooov["pqrs"] = direct(ctx, d, chem, "ooov")["pqrs"];
+  mo.oovv["pqrs"] = 0.5 * direct(ctx, d, chem, "oovv")["pqrs"];
+  mo.ovov["pqrs"] = direct(ctx, d, chem, "ovov")["pqrs"];
+  mo.ovov["pqrs"] -= direct(ctx, d, chem, "ovvo")["pqsr"];
+  mo.ovvv["pqrs"] = direct(ctx, d, chem, "ovvv")["pqrs"];
+  mo.vvvv["pqrs"] = 0.5 * direct(ctx, d, chem, "vvvv")["pqrs"];
+  return mo;
+}
+
+}  // namespace cyclocc::cc

@@ -1,0 +1,54 @@
+#include "chem/cc/solver.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include "chem/cc/diis.hpp"
+
+namespace cyclocc::cc {
+
+namespace {
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+SolverResult solve(const Equations& eq, const MoIntegrals& mo, Amplitudes& t, const SolverOptions& opt,
+                   int first_iteration, const IterationHook& hook) {
+  SolverResult res;
+  AmplitudeDiis diis(opt.diis);
+  double energy = eq.energy(t);
+  Amplitudes next = Amplitudes::zeros_like(t);
+  for (int k = 0; k < opt.max_iterations; ++k) {
+    const double t0 = now();
+    eq.rhs(t, next);
+    divide_by_denominators(next, mo);
+    // The change of every amplitude, before extrapolation.
+    Amplitudes change = next;
+    change.axpy(-1.0, t);
+    Iteration it;
+    it.number = first_iteration + k + 1;
+    it.delta_t = change.norm2();
+    it.delta_t3 = change.norm2_t3();
+    t = next;
+    diis.extrapolate(t, change);
+    const double e = eq.energy(t);
+    it.energy = e;
+    it.delta_e = e - energy;
+    energy = e;
+    it.seconds = now() - t0;
+    res.iterations = it.number;
+    res.energy = e;
+    res.converged = std::abs(it.delta_e) < opt.convergence && it.delta_t < opt.convergence;
+    const bool stop = hook && hook(t, it);
+    res.seconds.push_back(now() - t0);  // including what the hook did (checkpoints)
+    if (res.converged) break;
+    if (stop) {
+      res.stopped = true;
+      break;
+    }
+  }
+  return res;
+}
+
+}  // namespace cyclocc::cc

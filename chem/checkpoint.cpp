@@ -1,0 +1,663 @@
+#include "chem/checkpoint.hpp"
+
+#include <fcntl.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <numeric>
+#include <sstream>
+#include <type_traits>
+
+#ifndef CYCLOCC_VERSION
+#define CYCLOCC_VERSION "unknown"
+#endif
+
+namespace cyclocc::chem {
+
+static_assert(std::is_same_v<hid_t, std::int64_t>, "hid_t is stored as int64_t in the header");
+
+namespace {
+
+constexpr const char* kFormatName = "cyclocc checkpoint";
+constexpr const char* kChecksumName = "fnv1a64-indexed-sum";
+
+// ---- small HDF5 helpers --------------------------------------------------
+
+// Owns one HDF5 identifier and closes it with the matching function.
+class Handle {
+ public:
+  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  ~Handle() {
+    if (id_ >= 0) close_(id_);
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  hid_t get() const { return id_; }
+  bool ok() const { return id_ >= 0; }
+
+ private:
+  hid_t id_;
+  herr_t (*close_)(hid_t);
+};
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw CheckpointError("checkpoint " + path + ": " + what);
+}
+
+// The library prints its error stack by default; we report errors ourselves.
+void silence_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+hid_t file_access(const par::Comm& comm, bool for_writing) {
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_mpio(fapl, comm.raw(), MPI_INFO_NULL);
+  // The 1.10 format checksums object headers (and so our attributes).
+  if (for_writing) H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110);
+  return fapl;
+}
+
+hid_t collective_transfer() {
+  hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+  H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+  return dxpl;
+}
+
+// Link creation that makes missing parent groups.
+hid_t link_creation() {
+  hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+  H5Pset_create_intermediate_group(lcpl, 1);
+  return lcpl;
+}
+
+template <class T>
+hid_t native_type() {
+  if constexpr (std::is_same_v<T, double>) return H5T_NATIVE_DOUBLE;
+  else return H5T_NATIVE_INT64;
+}
+template <class T>
+hid_t file_type() {
+  if constexpr (std::is_same_v<T, double>) return H5T_IEEE_F64LE;
+  else return H5T_STD_I64LE;
+}
+
+std::int64_t product(const std::vector<std::int64_t>& dims) {
+  return std::accumulate(dims.begin(), dims.end(), std::int64_t{1}, std::multiplies<>());
+}
+
+// ---- checksum --------------------------------------------------------------
+
+// FNV-1a, 64-bit (offset basis and prime from Fowler, Noll and Vo's reference).
+constexpr std::uint64_t kFnvOffset = 14695981039346656037ull;
+constexpr std::uint64_t kFnvPrime = 1099511628211ull;
+
+std::uint64_t fnv1a_word(std::uint64_t h, std::uint64_t word) {
+  for (int b = 0; b < 8; ++b) {  // little-endian byte order, whatever the machine
+    h ^= (word >> (8 * b)) & 0xffu;
+    h *= kFnvPrime;
+  }
+  return h;
+}
+
+template <class T>
+std::uint64_t checksum_of(const T* values, std::int64_t count, std::int64_t first) {
+  std::uint64_t sum = 0;
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &values[i], sizeof bits);
+    sum += fnv1a_word(fnv1a_word(kFnvOffset, static_cast<std::uint64_t>(first + i)), bits);
+  }
+  return sum;
+}
+
+}  // namespace
+
+std::uint64_t checksum_piece(const double* values, std::int64_t count, std::int64_t first) {
+  return checksum_of(values, count, first);
+}
+std::uint64_t checksum_piece(const std::int64_t* values, std::int64_t count, std::int64_t first) {
+  return checksum_of(values, count, first);
+}
+
+std::string checkpoint_temp_path(const std::string& path) { return path + ".tmp"; }
+
+// ---- identity ---------------------------------------------------------------
+
+CheckpointIdentity checkpoint_identity(const input::Input& in, const Basis& basis) {
+  CheckpointIdentity id;
+  for (const auto& atom : in.molecule.atoms) {
+    id.Z.push_back(atom.Z);
+    id.geometry.insert(id.geometry.end(), atom.xyz.begin(), atom.xyz.end());
+  }
+  id.charge = in.molecule.charge;
+  id.multiplicity = in.molecule.multiplicity;
+  id.basis = in.basis;
+  id.puream = basis.pure;
+  id.nbf = basis.nbf;
+  id.reference = in.scf.reference;
+  return id;
+}
+
+namespace {
+
+template <class T>
+std::string differs(const std::string& what, const T& stored, const T& wanted) {
+  std::ostringstream s;
+  s.precision(12);
+  s << what << " differs (" << stored << " in the checkpoint, " << wanted << " in the input)";
+  return s.str();
+}
+
+std::string geometry_mismatch(const CheckpointIdentity& a, const CheckpointIdentity& b) {
+  if (a.Z.size() != b.Z.size() || a.geometry.size() != b.geometry.size())
+    return differs("number of atoms", a.Z.size(), b.Z.size());
+  for (std::size_t i = 0; i < a.Z.size(); ++i)
+    if (a.Z[i] != b.Z[i])
+      return differs("atomic number of atom " + std::to_string(i + 1), a.Z[i], b.Z[i]);
+  static const char* axis[] = {"x", "y", "z"};
+  for (std::size_t k = 0; k < a.geometry.size(); ++k)
+    if (!(std::fabs(a.geometry[k] - b.geometry[k]) <= kGeometryMatchBohr))
+      return differs("geometry: atom " + std::to_string(k / 3 + 1) + " " + axis[k % 3] + " (bohr)",
+                     a.geometry[k], b.geometry[k]);
+  return {};
+}
+
+}  // namespace
+
+std::string identity_mismatch(const CheckpointIdentity& stored, const CheckpointIdentity& wanted) {
+  if (auto g = geometry_mismatch(stored, wanted); !g.empty()) return g;
+  if (stored.charge != wanted.charge) return differs("charge", stored.charge, wanted.charge);
+  if (stored.multiplicity != wanted.multiplicity)
+    return differs("multiplicity", stored.multiplicity, wanted.multiplicity);
+  if (stored.basis != wanted.basis) return differs("basis", stored.basis, wanted.basis);
+  if (stored.puream != wanted.puream)
+    return differs("puream", stored.puream ? "true" : "false", wanted.puream ? "true" : "false");
+  if (stored.nbf != wanted.nbf) return differs("number of basis functions", stored.nbf, wanted.nbf);
+  if (stored.reference != wanted.reference)
+    return differs("scf.reference", stored.reference, wanted.reference);
+  return {};
+}
+
+// ---- reader -------------------------------------------------------------------
+
+CheckpointReader::CheckpointReader(const par::Comm& comm, std::string path)
+    : comm_(comm), path_(std::move(path)) {
+  silence_hdf5();
+  Handle fapl(file_access(comm_, false), H5Pclose);
+  file_ = H5Fopen(path_.c_str(), H5F_ACC_RDONLY, fapl.get());
+  if (comm_.any(file_ < 0)) {
+    if (file_ >= 0) H5Fclose(file_);
+    file_ = -1;
+    fail(path_, "cannot be opened as HDF5 (missing, truncated or not a checkpoint)");
+  }
+  std::string format;
+  std::int64_t version = -1;
+  try {
+    format = read_string("/", "format");
+    version = read_int("/", "format_version");
+  } catch (const CheckpointError&) {
+    format.clear();
+  }
+  if (format != kFormatName) {
+    H5Fclose(file_);
+    file_ = -1;
+    fail(path_, "not a cyclocc checkpoint");
+  }
+  if (version != kCheckpointFormatVersion) {
+    H5Fclose(file_);
+    file_ = -1;
+    fail(path_, "format version " + std::to_string(version) + ", this program reads version " +
+                    std::to_string(kCheckpointFormatVersion));
+  }
+}
+
+CheckpointReader::~CheckpointReader() {
+  if (file_ >= 0) H5Fclose(file_);
+}
+
+bool CheckpointReader::exists(const std::string& name) const {
+  if (name == "/") return true;
+  // H5Lexists needs every parent to exist: walk the path.
+  std::string prefix;
+  std::stringstream parts(name);
+  std::string part;
+  while (std::getline(parts, part, '/')) {
+    if (part.empty()) continue;
+    prefix += "/" + part;
+    if (H5Lexists(file_, prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+  }
+  return true;
+}
+
+namespace {
+
+// Reads a scalar attribute of `object` into `out` (memory type `type`).
+bool read_attribute(hid_t file, const std::string& object, const std::string& name, hid_t type,
+                    void* out) {
+  Handle obj(H5Oopen(file, object.c_str(), H5P_DEFAULT), H5Oclose);
+  if (!obj.ok()) return false;
+  if (H5Aexists(obj.get(), name.c_str()) <= 0) return false;
+  Handle attr(H5Aopen(obj.get(), name.c_str(), H5P_DEFAULT), H5Aclose);
+  return attr.ok() && H5Aread(attr.get(), type, out) >= 0;
+}
+
+}  // namespace
+
+std::int64_t CheckpointReader::read_int(const std::string& object, const std::string& attribute) const {
+  std::int64_t v = 0;
+  if (!read_attribute(file_, object, attribute, H5T_NATIVE_INT64, &v))
+    fail(path_, "missing or unreadable attribute " + attribute + " of " + object);
+  return v;
+}
+
+double CheckpointReader::read_double(const std::string& object, const std::string& attribute) const {
+  double v = 0;
+  if (!read_attribute(file_, object, attribute, H5T_NATIVE_DOUBLE, &v))
+    fail(path_, "missing or unreadable attribute " + attribute + " of " + object);
+  return v;
+}
+
+std::string CheckpointReader::read_string(const std::string& object, const std::string& attribute) const {
+  std::string what = "missing or unreadable attribute " + attribute + " of " + object;
+  Handle obj(H5Oopen(file_, object.c_str(), H5P_DEFAULT), H5Oclose);
+  if (!obj.ok() || H5Aexists(obj.get(), attribute.c_str()) <= 0) fail(path_, what);
+  Handle attr(H5Aopen(obj.get(), attribute.c_str(), H5P_DEFAULT), H5Aclose);
+  Handle type(H5Aget_type(attr.get()), H5Tclose);
+  if (!type.ok() || H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) != 0)
+    fail(path_, what);
+  std::size_t size = H5Tget_size(type.get());
+  std::string value(size, '\0');
+  if (H5Aread(attr.get(), type.get(), value.data()) < 0) fail(path_, what);
+  value.resize(std::strlen(value.c_str()));
+  return value;
+}
+
+std::vector<std::int64_t> CheckpointReader::shape(const std::string& dataset) const {
+  Handle ds(H5Dopen2(file_, dataset.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!ds.ok()) fail(path_, "missing dataset " + dataset);
+  Handle space(H5Dget_space(ds.get()), H5Sclose);
+  int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 0) fail(path_, "unreadable dataspace of " + dataset);
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  return {dims.begin(), dims.end()};
+}
+
+namespace {
+
+std::uint64_t stored_checksum(hid_t ds) {
+  std::uint64_t sum = 0;
+  if (H5Aexists(ds, "checksum") <= 0) return 0;
+  Handle attr(H5Aopen(ds, "checksum", H5P_DEFAULT), H5Aclose);
+  if (!attr.ok() || H5Aread(attr.get(), H5T_NATIVE_UINT64, &sum) < 0) return 0;
+  return sum;
+}
+
+template <class T>
+std::vector<T> read_whole(const par::Comm& comm, hid_t file, const std::string& path,
+                          const std::string& name, std::int64_t n) {
+  std::vector<T> values(static_cast<std::size_t>(n));
+  Handle ds(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
+  bool ok = ds.ok() && (n == 0 || H5Dread(ds.get(), native_type<T>(), H5S_ALL, H5S_ALL,
+                                          H5P_DEFAULT, values.data()) >= 0);
+  if (comm.any(!ok)) fail(path, "cannot read dataset " + name + " (truncated or corrupt file)");
+  bool good = stored_checksum(ds.get()) == checksum_of(values.data(), n, 0);
+  if (comm.any(!good)) fail(path, "checksum mismatch in dataset " + name + " (corrupt file)");
+  return values;
+}
+
+}  // namespace
+
+std::vector<double> CheckpointReader::read_array(const std::string& dataset) const {
+  return read_whole<double>(comm_, file_, path_, dataset, product(shape(dataset)));
+}
+
+std::vector<std::int64_t> CheckpointReader::read_int_array(const std::string& dataset) const {
+  return read_whole<std::int64_t>(comm_, file_, path_, dataset, product(shape(dataset)));
+}
+
+namespace {
+
+// True if the pieces [offset, offset + count) of all ranks tile [0, total).
+bool pieces_tile(const par::Comm& comm, std::int64_t total, std::int64_t offset, std::int64_t count) {
+  auto offsets = comm.allgather(offset);
+  auto counts = comm.allgather(count);
+  std::vector<std::pair<std::int64_t, std::int64_t>> pieces;
+  for (std::size_t r = 0; r < offsets.size(); ++r) {
+    if (counts[r] < 0) return false;
+    if (counts[r] > 0) pieces.emplace_back(offsets[r], counts[r]);
+  }
+  std::sort(pieces.begin(), pieces.end());
+  std::int64_t next = 0;
+  for (const auto& [o, c] : pieces) {
+    if (o != next) return false;
+    next += c;
+  }
+  return next == total;
+}
+
+// Selects [offset, offset + count) of a 1-D dataspace, or nothing.
+void select_piece(hid_t space, std::int64_t offset, std::int64_t count) {
+  if (count == 0) {
+    H5Sselect_none(space);
+    return;
+  }
+  hsize_t start = static_cast<hsize_t>(offset), n = static_cast<hsize_t>(count);
+  H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, nullptr, &n, nullptr);
+}
+
+// A 1-D memory space of `count` values (nothing selected if count is 0).
+hid_t memory_space(std::int64_t count) {
+  hsize_t n = static_cast<hsize_t>(std::max<std::int64_t>(count, 1));
+  hid_t space = H5Screate_simple(1, &n, nullptr);
+  if (count == 0) H5Sselect_none(space);
+  return space;
+}
+
+std::uint64_t total_checksum(const par::Comm& comm, std::uint64_t mine) {
+  std::uint64_t sum = 0;
+  for (std::int64_t part : comm.allgather(static_cast<std::int64_t>(mine)))
+    sum += static_cast<std::uint64_t>(part);
+  return sum;
+}
+
+}  // namespace
+
+std::vector<double> CheckpointReader::read_distributed(const std::string& dataset, std::int64_t offset,
+                                                       std::int64_t count) const {
+  const auto dims = shape(dataset);
+  if (dims.size() != 1) throw std::invalid_argument("read_distributed: " + dataset + " is not 1-D");
+  const std::int64_t total = dims[0];
+  if (!pieces_tile(comm_, total, offset, count))
+    throw std::invalid_argument("read_distributed: the pieces do not tile " + dataset);
+  std::vector<double> values(static_cast<std::size_t>(std::max<std::int64_t>(count, 1)));
+  Handle ds(H5Dopen2(file_, dataset.c_str(), H5P_DEFAULT), H5Dclose);
+  Handle file_space(H5Dget_space(ds.get()), H5Sclose);
+  select_piece(file_space.get(), offset, count);
+  Handle mem(memory_space(count), H5Sclose);
+  Handle dxpl(collective_transfer(), H5Pclose);
+  bool ok = total == 0 || H5Dread(ds.get(), H5T_NATIVE_DOUBLE, mem.get(), file_space.get(),
+                                  dxpl.get(), values.data()) >= 0;
+  if (comm_.any(!ok)) fail(path_, "cannot read dataset " + dataset + " (truncated or corrupt file)");
+  values.resize(static_cast<std::size_t>(count));
+  std::uint64_t sum = total_checksum(comm_, checksum_of(values.data(), count, offset));
+  if (comm_.any(sum != stored_checksum(ds.get())))
+    fail(path_, "checksum mismatch in dataset " + dataset + " (corrupt file)");
+  return values;
+}
+
+CheckpointIdentity CheckpointReader::read_identity() const {
+  CheckpointIdentity id;
+  for (std::int64_t z : read_int_array("/molecule/Z")) id.Z.push_back(static_cast<int>(z));
+  id.geometry = read_array("/molecule/geometry");
+  if (id.geometry.size() != 3 * id.Z.size()) fail(path_, "/molecule/geometry has the wrong shape");
+  id.charge = static_cast<int>(read_int("/molecule", "charge"));
+  id.multiplicity = static_cast<int>(read_int("/molecule", "multiplicity"));
+  id.basis = read_string("/basis", "name");
+  id.puream = read_int("/basis", "puream") != 0;
+  id.nbf = static_cast<int>(read_int("/basis", "nbf"));
+  id.reference = read_string("/scf", "reference");
+  return id;
+}
+
+namespace {
+
+using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+void read_spin(const CheckpointReader& r, const std::string& group, int nbf, Eigen::MatrixXd& C,
+               Eigen::VectorXd& eps, Eigen::VectorXd& occ) {
+  auto dims = r.shape(group + "/coefficients");
+  if (dims.size() != 2 || dims[0] != nbf)
+    throw CheckpointError("checkpoint " + r.path() + ": " + group + "/coefficients has the wrong shape");
+  const auto nmo = dims[1];
+  auto c = r.read_array(group + "/coefficients");
+  auto e = r.read_array(group + "/orbital_energies");
+  auto o = r.read_array(group + "/occupations");
+  if (static_cast<std::int64_t>(e.size()) != nmo || static_cast<std::int64_t>(o.size()) != nmo)
+    throw CheckpointError("checkpoint " + r.path() + ": " + group + " arrays disagree in length");
+  C = Eigen::Map<const RowMajor>(c.data(), nbf, nmo);
+  eps = Eigen::Map<const Eigen::VectorXd>(e.data(), nmo);
+  occ = Eigen::Map<const Eigen::VectorXd>(o.data(), nmo);
+}
+
+}  // namespace
+
+ScfResult CheckpointReader::read_scf() const {
+  if (!exists("/scf/alpha")) fail(path_, "holds no SCF results (/scf/alpha)");
+  ScfResult s;
+  s.reference = read_string("/scf", "reference");
+  s.converged = read_int("/scf", "converged") != 0;
+  s.iterations = static_cast<int>(read_int("/scf", "iterations"));
+  s.energy = read_double("/scf", "energy");
+  s.nuclear_repulsion = read_double("/scf", "nuclear_repulsion_energy");
+  s.s2 = read_double("/scf", "s2");
+  s.nbf = static_cast<int>(read_int("/scf", "nbf"));
+  s.n_alpha = static_cast<int>(read_int("/scf", "n_alpha"));
+  s.n_beta = static_cast<int>(read_int("/scf", "n_beta"));
+  read_spin(*this, "/scf/alpha", s.nbf, s.C_alpha, s.eps_alpha, s.occ_alpha);
+  s.nmo = static_cast<int>(s.C_alpha.cols());
+  if (read_int("/scf", "nmo") != s.nmo) fail(path_, "/scf nmo disagrees with the coefficients");
+  if (exists("/scf/beta")) read_spin(*this, "/scf/beta", s.nbf, s.C_beta, s.eps_beta, s.occ_beta);
+  return s;
+}
+
+// ---- writer -------------------------------------------------------------------
+
+CheckpointWriter::CheckpointWriter(const par::Comm& comm, std::string path)
+    : comm_(comm), path_(std::move(path)), tmp_path_(checkpoint_temp_path(path_)) {
+  silence_hdf5();
+  Handle fapl(file_access(comm_, true), H5Pclose);
+  file_ = H5Fcreate(tmp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
+  if (comm_.any(file_ < 0)) {
+    if (file_ >= 0) H5Fclose(file_);
+    file_ = -1;
+    fail(path_, "cannot create " + tmp_path_);
+  }
+  set_string("/", "format", kFormatName);
+  set_int("/", "format_version", kCheckpointFormatVersion);
+  set_string("/", "creator", std::string("cyclocc ") + CYCLOCC_VERSION);
+  set_string("/", "checksum_algorithm", kChecksumName);
+}
+
+void CheckpointWriter::close_file() {
+  if (file_ < 0) return;
+  herr_t rc = H5Fclose(file_);
+  file_ = -1;
+  if (comm_.any(rc < 0)) fail(path_, "cannot close " + tmp_path_);
+}
+
+CheckpointWriter::~CheckpointWriter() {
+  if (committed_) return;
+  if (file_ >= 0) H5Fclose(file_);
+  if (comm_.root()) std::remove(tmp_path_.c_str());
+}
+
+void CheckpointWriter::create_group(const std::string& name) {
+  if (name == "/" || H5Lexists(file_, name.c_str(), H5P_DEFAULT) > 0) return;
+  Handle lcpl(link_creation(), H5Pclose);
+  Handle g(H5Gcreate2(file_, name.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+  if (comm_.any(!g.ok())) fail(path_, "cannot create group " + name);
+}
+
+namespace {
+
+void write_attribute(hid_t file, const std::string& object, const std::string& name, hid_t mem_type,
+                     hid_t store_type, const void* value, bool& ok) {
+  Handle obj(H5Oopen(file, object.c_str(), H5P_DEFAULT), H5Oclose);
+  if (!obj.ok()) { ok = false; return; }
+  if (H5Aexists(obj.get(), name.c_str()) > 0) H5Adelete(obj.get(), name.c_str());
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  Handle attr(H5Acreate2(obj.get(), name.c_str(), store_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+              H5Aclose);
+  ok = attr.ok() && H5Awrite(attr.get(), mem_type, value) >= 0;
+}
+
+}  // namespace
+
+void CheckpointWriter::set_int(const std::string& object, const std::string& attribute, std::int64_t value) {
+  bool ok = true;
+  write_attribute(file_, object, attribute, H5T_NATIVE_INT64, H5T_STD_I64LE, &value, ok);
+  if (comm_.any(!ok)) fail(path_, "cannot write attribute " + attribute + " of " + object);
+}
+
+void CheckpointWriter::set_double(const std::string& object, const std::string& attribute, double value) {
+  bool ok = true;
+  write_attribute(file_, object, attribute, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, &value, ok);
+  if (comm_.any(!ok)) fail(path_, "cannot write attribute " + attribute + " of " + object);
+}
+
+void CheckpointWriter::set_string(const std::string& object, const std::string& attribute,
+                                  const std::string& value) {
+  Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(type.get(), std::max<std::size_t>(value.size(), 1));
+  H5Tset_strpad(type.get(), H5T_STR_NULLPAD);
+  std::string padded = value;
+  padded.resize(std::max<std::size_t>(value.size(), 1), '\0');
+  bool ok = true;
+  write_attribute(file_, object, attribute, type.get(), type.get(), padded.data(), ok);
+  if (comm_.any(!ok)) fail(path_, "cannot write attribute " + attribute + " of " + object);
+}
+
+namespace {
+
+// Creates `name` with `dims` and writes each rank's piece [offset, offset +
+// count) of its row-major 1-D view collectively, then the checksum attribute.
+template <class T>
+bool write_pieces(hid_t file, const std::string& name, const std::vector<std::int64_t>& dims,
+                  std::int64_t offset, const T* values, std::int64_t count, std::uint64_t checksum) {
+  std::vector<hsize_t> hdims(dims.begin(), dims.end());
+  Handle space(H5Screate_simple(static_cast<int>(hdims.size()), hdims.data(), nullptr), H5Sclose);
+  Handle lcpl(link_creation(), H5Pclose);
+  if (H5Lexists(file, name.c_str(), H5P_DEFAULT) > 0) H5Ldelete(file, name.c_str(), H5P_DEFAULT);
+  Handle ds(H5Dcreate2(file, name.c_str(), file_type<T>(), space.get(), lcpl.get(), H5P_DEFAULT,
+                       H5P_DEFAULT), H5Dclose);
+  if (!ds.ok()) return false;
+  // A 1-D dataset takes each rank's piece; an n-D one is written whole by
+  // one rank (replicated arrays), the others selecting nothing.
+  const std::int64_t total = product(dims);
+  if (dims.size() == 1) {
+    select_piece(space.get(), offset, count);
+  } else if (count == total && total > 0) {
+    H5Sselect_all(space.get());
+  } else {
+    H5Sselect_none(space.get());
+  }
+  Handle mem(memory_space(count), H5Sclose);
+  Handle dxpl(collective_transfer(), H5Pclose);
+  const T dummy{};
+  // Nothing to write in an empty dataset (a block with an edge of 0).
+  bool ok = total == 0 ||
+            ((dims.size() == 1 || count == 0 || count == total) &&
+             H5Dwrite(ds.get(), native_type<T>(), mem.get(), space.get(), dxpl.get(),
+                      count > 0 ? values : &dummy) >= 0);
+  Handle aspace(H5Screate(H5S_SCALAR), H5Sclose);
+  Handle attr(H5Acreate2(ds.get(), "checksum", H5T_STD_U64LE, aspace.get(), H5P_DEFAULT, H5P_DEFAULT),
+              H5Aclose);
+  return ok && attr.ok() && H5Awrite(attr.get(), H5T_NATIVE_UINT64, &checksum) >= 0;
+}
+
+}  // namespace
+
+void CheckpointWriter::write_array(const std::string& dataset, const std::vector<double>& values,
+                                   const std::vector<std::int64_t>& dims) {
+  std::vector<std::int64_t> shape = dims.empty() ? std::vector<std::int64_t>{std::int64_t(values.size())} : dims;
+  if (product(shape) != static_cast<std::int64_t>(values.size()))
+    throw std::invalid_argument("write_array: dims do not match the values of " + dataset);
+  std::uint64_t sum = comm_.root() ? checksum_of(values.data(), std::int64_t(values.size()), 0) : 0;
+  comm_.bcast(&sum, sizeof sum, 0);
+  const std::int64_t count = comm_.root() ? static_cast<std::int64_t>(values.size()) : 0;
+  bool ok = write_pieces(file_, dataset, shape, 0, values.data(), count, sum);
+  if (comm_.any(!ok)) fail(path_, "cannot write dataset " + dataset);
+}
+
+void CheckpointWriter::write_int_array(const std::string& dataset, const std::vector<std::int64_t>& values) {
+  std::uint64_t sum = comm_.root() ? checksum_of(values.data(), std::int64_t(values.size()), 0) : 0;
+  comm_.bcast(&sum, sizeof sum, 0);
+  const std::int64_t count = comm_.root() ? static_cast<std::int64_t>(values.size()) : 0;
+  bool ok = write_pieces(file_, dataset, {std::int64_t(values.size())}, 0, values.data(), count, sum);
+  if (comm_.any(!ok)) fail(path_, "cannot write dataset " + dataset);
+}
+
+void CheckpointWriter::write_distributed(const std::string& dataset, std::int64_t total,
+                                         std::int64_t offset, const double* values, std::int64_t count) {
+  if (!pieces_tile(comm_, total, offset, count))
+    throw std::invalid_argument("write_distributed: the pieces do not tile " + dataset);
+  std::uint64_t sum = total_checksum(comm_, checksum_of(values, count, offset));
+  bool ok = write_pieces(file_, dataset, {total}, offset, values, count, sum);
+  if (comm_.any(!ok)) fail(path_, "cannot write dataset " + dataset);
+}
+
+void CheckpointWriter::write_identity(const CheckpointIdentity& id) {
+  create_group("/molecule");
+  std::vector<std::int64_t> Z(id.Z.begin(), id.Z.end());
+  write_int_array("/molecule/Z", Z);
+  write_array("/molecule/geometry", id.geometry, {std::int64_t(id.Z.size()), 3});
+  set_int("/molecule", "charge", id.charge);
+  set_int("/molecule", "multiplicity", id.multiplicity);
+  create_group("/basis");
+  set_string("/basis", "name", id.basis);
+  set_int("/basis", "puream", id.puream ? 1 : 0);
+  set_int("/basis", "nbf", id.nbf);
+  create_group("/scf");
+  set_string("/scf", "reference", id.reference);
+}
+
+namespace {
+
+void write_spin(CheckpointWriter& w, const std::string& group, const Eigen::MatrixXd& C,
+                const Eigen::VectorXd& eps, const Eigen::VectorXd& occ) {
+  w.create_group(group);
+  RowMajor c = C;
+  w.write_array(group + "/coefficients", std::vector<double>(c.data(), c.data() + c.size()),
+                {std::int64_t(C.rows()), std::int64_t(C.cols())});
+  w.write_array(group + "/orbital_energies", std::vector<double>(eps.data(), eps.data() + eps.size()));
+  w.write_array(group + "/occupations", std::vector<double>(occ.data(), occ.data() + occ.size()));
+}
+
+}  // namespace
+
+void CheckpointWriter::write_scf(const ScfResult& s) {
+  create_group("/scf");
+  set_string("/scf", "reference", s.reference);
+  set_int("/scf", "converged", s.converged ? 1 : 0);
+  set_int("/scf", "iterations", s.iterations);
+  set_double("/scf", "energy", s.energy);
+  set_double("/scf", "nuclear_repulsion_energy", s.nuclear_repulsion);
+  set_double("/scf", "s2", s.s2);
+  set_int("/scf", "nbf", s.nbf);
+  set_int("/scf", "n_alpha", s.n_alpha);
+  set_int("/scf", "n_beta", s.n_beta);
+  set_int("/scf", "nmo", s.C_alpha.cols());
+  write_spin(*this, "/scf/alpha", s.C_alpha, s.eps_alpha, s.occ_alpha);
+  if (s.C_beta.size() > 0) write_spin(*this, "/scf/beta", s.C_beta, s.eps_beta, s.occ_beta);
+}
+
+void CheckpointWriter::commit() {
+  close_file();
+  bool ok = true;
+  if (comm_.root()) {
+    int fd = ::open(tmp_path_.c_str(), O_RDONLY);
+    ok = fd >= 0 && ::fsync(fd) == 0;
+    if (fd >= 0) ::close(fd);
+    ok = ok && std::rename(tmp_path_.c_str(), path_.c_str()) == 0;
+    if (ok) {
+      auto folder = std::filesystem::path(path_).parent_path();
+      int dfd = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY);
+      if (dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
+      }
+    } else {
+      std::remove(tmp_path_.c_str());
+    }
+  }
+  // The agreement is the barrier: no rank goes on before the rename is done.
+  if (comm_.any(!ok)) fail(path_, "cannot move " + tmp_path_ + " into place");
+  committed_ = true;
+}
+
+}  // namespace cyclocc::chem

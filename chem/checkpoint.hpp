@@ -1,0 +1,167 @@
+// The HDF5 checkpoint of a calculation (layout: docs/checkpoint.md).
+//
+// One file per calculation, written collectively with parallel HDF5 (MPI-IO)
+// on the run's communicator. A checkpoint is always written whole, to
+// PATH.tmp in the same folder, and only commit() replaces PATH: all ranks
+// close the file, rank 0 fsyncs it and renames it over the old one, then the
+// ranks meet. A kill at any moment leaves the previous checkpoint intact; a
+// stale PATH.tmp from a killed run is simply overwritten.
+//
+// Every dataset carries a "checksum" attribute (HDF5 does not checksum raw
+// data) that readers verify; metadata is covered by HDF5's own checksums
+// (the file is written with the 1.10 format, whose object headers have them).
+//
+// Arrays are stored in a canonical order independent of the number of ranks:
+// a distributed array is written from each rank's contiguous piece
+// [offset, offset + count) of the global 1-D array (write_distributed), so a
+// run can restart on any rank count (read_distributed).
+//
+// All member functions are collective over the communicator given to the
+// constructor unless they say otherwise, and throw CheckpointError on every
+// rank alike, with a one-line message that names the file.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "chem/basis.hpp"
+#include "chem/scf.hpp"
+#include "input/input.hpp"
+#include "parallel/comm.hpp"
+
+namespace cyclocc::chem {
+
+// Version of the layout in docs/checkpoint.md; a reader refuses other versions.
+inline constexpr int kCheckpointFormatVersion = 1;
+
+// A checkpoint that cannot be read, is damaged, or belongs to another
+// calculation (exit code 4).
+class CheckpointError : public std::runtime_error {
+ public:
+  explicit CheckpointError(const std::string& message) : std::runtime_error(message) {}
+};
+
+// What a checkpoint must share with the input to be reused (DESIGN.md §8):
+// geometry to 1e-10 bohr, basis, puream, charge, multiplicity, reference.
+// nbf is checked as well, in case a library basis file changed under a name.
+struct CheckpointIdentity {
+  std::vector<int> Z;
+  std::vector<double> geometry;   // bohr, x y z per atom
+  int charge = 0;
+  int multiplicity = 1;
+  std::string basis;
+  bool puream = true;
+  int nbf = 0;
+  std::string reference;
+};
+
+inline constexpr double kGeometryMatchBohr = 1.0e-10;
+
+CheckpointIdentity checkpoint_identity(const input::Input& in, const Basis& basis);
+
+// Empty if a checkpoint of `stored` may be reused for `wanted`; otherwise a
+// short description of the first difference, e.g.
+// "basis differs (sto-3g in the checkpoint, cc-pvdz in the input)".
+std::string identity_mismatch(const CheckpointIdentity& stored, const CheckpointIdentity& wanted);
+
+// The checksum of a piece of a 1-D array of 8-byte values whose first element
+// has global index `first`: the sum modulo 2^64 over the elements of
+// FNV-1a-64 (Fowler, Noll, Vo) of the 8 little-endian bytes of the global
+// index followed by the 8 little-endian bytes of the value. Sums of pieces
+// add up to the checksum of the whole, whatever the distribution.
+std::uint64_t checksum_piece(const double* values, std::int64_t count, std::int64_t first);
+std::uint64_t checksum_piece(const std::int64_t* values, std::int64_t count, std::int64_t first);
+
+// Reads a checkpoint, opened read-only (it is never modified through this).
+class CheckpointReader {
+ public:
+  // Opens `path`. Throws CheckpointError if it is not a readable cyclocc
+  // checkpoint of this format version.
+  CheckpointReader(const par::Comm& comm, std::string path);
+  ~CheckpointReader();
+  CheckpointReader(const CheckpointReader&) = delete;
+  CheckpointReader& operator=(const CheckpointReader&) = delete;
+
+  const std::string& path() const { return path_; }
+
+  CheckpointIdentity read_identity() const;
+  // The stored SCF (orbitals, energies, occupations), checksums verified.
+  ScfResult read_scf() const;
+
+  // Generic access for later stages. Names are HDF5 paths ("/ccsd/t2_abab").
+  bool exists(const std::string& name) const;
+  std::int64_t read_int(const std::string& object, const std::string& attribute) const;
+  double read_double(const std::string& object, const std::string& attribute) const;
+  std::string read_string(const std::string& object, const std::string& attribute) const;
+  // Dimensions of a dataset.
+  std::vector<std::int64_t> shape(const std::string& dataset) const;
+  // The whole dataset (row-major) on every rank, checksum verified.
+  std::vector<double> read_array(const std::string& dataset) const;
+  std::vector<std::int64_t> read_int_array(const std::string& dataset) const;
+  // This rank's piece [offset, offset + count) of a dataset viewed as 1-D.
+  // The pieces of all ranks must tile the dataset exactly (a rank may have
+  // count 0); the checksum of the whole is verified from the pieces.
+  std::vector<double> read_distributed(const std::string& dataset, std::int64_t offset,
+                                       std::int64_t count) const;
+
+ private:
+  const par::Comm& comm_;
+  std::string path_;
+  std::int64_t file_ = -1;  // hid_t
+};
+
+// Writes a new checkpoint to PATH.tmp; commit() puts it in place.
+class CheckpointWriter {
+ public:
+  // Creates PATH.tmp (overwriting a stale one) and writes the format header.
+  CheckpointWriter(const par::Comm& comm, std::string path);
+  // Without commit(): closes and removes PATH.tmp; PATH is untouched.
+  // (Collective: destroy it on all ranks alike.)
+  ~CheckpointWriter();
+  CheckpointWriter(const CheckpointWriter&) = delete;
+  CheckpointWriter& operator=(const CheckpointWriter&) = delete;
+
+  const std::string& path() const { return path_; }
+
+  // /molecule, /basis (and the reference, stored with the SCF).
+  void write_identity(const CheckpointIdentity& id);
+  // /scf (needs write_identity first for the reference check on reading).
+  void write_scf(const ScfResult& scf);
+
+  // Generic writing for later stages. Groups are created with their parents.
+  void create_group(const std::string& name);
+  // Attributes take the same value on every rank.
+  void set_int(const std::string& object, const std::string& attribute, std::int64_t value);
+  void set_double(const std::string& object, const std::string& attribute, double value);
+  void set_string(const std::string& object, const std::string& attribute, const std::string& value);
+  // A replicated array (the same values on every rank; rank 0 writes them),
+  // stored with the given dimensions (row-major; empty dims = 1-D).
+  void write_array(const std::string& dataset, const std::vector<double>& values,
+                   const std::vector<std::int64_t>& dims = {});
+  void write_int_array(const std::string& dataset, const std::vector<std::int64_t>& values);
+  // A distributed 1-D array of `total` values: this rank writes its piece
+  // [offset, offset + count) from `values` (a rank with nothing passes
+  // count 0 and still calls). The pieces must tile [0, total).
+  void write_distributed(const std::string& dataset, std::int64_t total, std::int64_t offset,
+                         const double* values, std::int64_t count);
+
+  // Closes the file and renames PATH.tmp over PATH (see the file comment).
+  void commit();
+
+ private:
+  void close_file();
+
+  const par::Comm& comm_;
+  std::string path_;
+  std::string tmp_path_;
+  std::int64_t file_ = -1;  // hid_t
+  bool committed_ = false;
+};
+
+// PATH.tmp, the name a checkpoint is written under before commit().
+std::string checkpoint_temp_path(const std::string& path);
+
+}  // namespace cyclocc::chem

@@ -1,0 +1,25 @@
+// Dense symmetric eigenproblems (LAPACK dsyevd) and the orthogonaliser.
+#pragma once
+
+#include <Eigen/Dense>
+
+namespace cyclocc::chem {
+
+struct SymmetricEigen {
+  Eigen::VectorXd values;   // ascending
+  Eigen::MatrixXd vectors;  // columns
+};
+
+// Eigenvalues and eigenvectors of a symmetric matrix (lower triangle used),
+// with LAPACK's dsyevd. Throws std::runtime_error if LAPACK fails.
+SymmetricEigen symmetric_eigen(const Eigen::MatrixXd& a);
+
+// Linear-dependence threshold on overlap eigenvalues (Psi4's S_TOLERANCE).
+inline constexpr double kLinearDependenceThreshold = 1e-7;
+
+// X with X^T S X = 1: symmetric S^-1/2 when the smallest overlap eigenvalue
+// is above `threshold`, else canonical (eigenvectors with eigenvalue above the
+// threshold, scaled by 1/sqrt(eigenvalue)), which has fewer columns than rows.
+Eigen::MatrixXd orthogonalizer(const Eigen::MatrixXd& S, double threshold = kLinearDependenceThreshold);
+
+}  // namespace cyclocc::chem

@@ -1,0 +1,79 @@
+#include "tensor/context.hpp"
+
+#include <algorithm>
+
+#include "parallel/comm.hpp"
+#include "tensor/contract.hpp"
+
+namespace cyclocc::tensor {
+
+Context::Context(const par::Comm& comm) : comm_(comm), rank_(comm.rank()), nranks_(comm.size()) {}
+Context::~Context() = default;
+
+namespace {
+std::string groups_key(const std::vector<Group>& groups, int phase) {
+  std::string k = std::to_string(phase) + ":";
+  for (const Group& g : groups)
+    k += std::to_string(g.first) + "," + std::to_string(g.size) + "," + std::to_string(int(g.sym)) + "," +
+         std::to_string(g.len) + ";";
+  return k;
+}
+}  // namespace
+
+std::shared_ptr<const ComponentTable> Context::table(const std::vector<Group>& groups, int phase) {
+  const std::string key = groups_key(groups, phase);
+  auto it = tables_.find(key);
+  if (it != tables_.end()) return it->second;
+  auto t = std::make_shared<const ComponentTable>(groups, phase);
+  tables_[key] = t;
+  return t;
+}
+
+std::shared_ptr<const Layout> Context::layout(const Shape& shape, const Mapping& map_in) {
+  const Mapping map = map_in.normalized();
+  std::string key = shape.str() + "|" + map.str();
+  for (int l : shape.lens) key += "," + std::to_string(l);
+  auto it = layouts_.find(key);
+  if (it != layouts_.end()) return it->second;
+  check_mapping(shape, map);
+  if (map.nranks() != nranks()) throw std::invalid_argument("layout: mapping for another number of ranks");
+  std::vector<std::shared_ptr<const ComponentTable>> tables;
+  for (const Component& c : components_of(shape, map)) tables.push_back(table(component_groups(shape, c), c.phase));
+  auto l = std::make_shared<const Layout>(shape, map, rank(), tables);
+  layouts_[key] = l;
+  return l;
+}
+
+Mapping Context::default_mapping(const Shape& shape) const {
+  // Factor P into primes and give each prime to the group with the most
+  // tuples per current phase, so the ranks hold nearly equal shares.
+  Mapping m;
+  int p = nranks();
+  std::vector<int> primes;
+  for (int f = 2; p > 1; ++f)
+    while (p % f == 0) {
+      primes.push_back(f);
+      p /= f;
+    }
+  std::sort(primes.rbegin(), primes.rend());
+  const auto groups = shape.groups();
+  std::vector<double> share;
+  for (const Group& g : groups) share.push_back(static_cast<double>(group_count(g.len, g.size, g.sym)));
+  std::vector<int> phase(groups.size(), 1);
+  for (int f : primes) {
+    int best = -1;
+    for (std::size_t k = 0; k < groups.size(); ++k)
+      if (best < 0 || share[k] / phase[k] > share[best] / phase[best]) best = static_cast<int>(k);
+    if (best < 0 || share[best] / phase[best] < f) {
+      m.grid.push_back(f);  // too small to split: replicate along this factor
+      m.range.push_back(Range{});
+      continue;
+    }
+    phase[best] *= f;
+    m.grid.push_back(f);
+    m.range.push_back(Range{groups[best].first, groups[best].first + groups[best].size});
+  }
+  return m.normalized();
+}
+
+}  // namespace cyclocc::tensor

@@ -1,0 +1,191 @@
+#include "parallel/comm.hpp"
+#include "tensor/contract.hpp"
+
+#include <cblas.h>
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+
+#include "tensor/plan.hpp"
+#include "tensor/relabel.hpp"
+#include "tensor/remap.hpp"
+
+namespace cyclocc::tensor {
+
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::int64_t words_moved(const par::Comm& c) { return c.words_sent() + c.words_received(); }
+
+// A' then A_c: the operand in its matrix layout (possibly T itself).
+class Prepared {
+ public:
+  Prepared(const OperandPlan& op, const Tensor& T) {
+    const Tensor* src = &T;
+    if (op.relabel) {
+      refined_.emplace(T.ctx(), op.ref_shape, T.mapping());
+      relabel(T, *refined_, op.q, 1.0);
+      src = &*refined_;
+    }
+    if (op.alias) {
+      ptr_ = src;
+      return;
+    }
+    mat_.emplace(T.ctx(), op.mat_shape, op.mat_map);
+    remap(*src, *mat_, op.perm, 1.0);
+    ptr_ = &*mat_;
+  }
+  const Tensor& get() const { return *ptr_; }
+
+ private:
+  std::optional<Tensor> refined_, mat_;
+  const Tensor* ptr_ = nullptr;
+};
+
+std::int64_t product(const std::vector<std::int64_t>& e, int from, int to) {
+  std::int64_t n = 1;
+  for (int c = from; c < to; ++c) n *= e[c];
+  return n;
+}
+
+// C_c[h] += alpha * A_c[h] * B_c[h] for every batch index h, one dgemm each.
+double local_gemm(const ContractionPlan& p, const Tensor& Ac, const Tensor& Bc, Tensor& Cc, double alpha) {
+  const auto& ea = Ac.layout().extent();
+  const auto& eb = Bc.layout().extent();
+  const auto& ec = Cc.layout().extent();
+  const int h = p.n_batch;
+  const std::int64_t H = product(ec, 0, h);
+  const std::int64_t M = product(ec, h, h + p.n_i);
+  const std::int64_t N = product(ec, h + p.n_i, h + p.n_i + p.n_j);
+  const std::int64_t K = p.a.trans ? product(ea, h, h + p.n_k) : product(ea, h + p.n_i, h + p.n_i + p.n_k);
+  const std::int64_t Kb = p.b.trans ? product(eb, h + p.n_j, h + p.n_j + p.n_k) : product(eb, h, h + p.n_k);
+  if (K != Kb || product(ea, 0, h) != H || product(eb, 0, h) != H) throw std::logic_error("contract: local sizes differ");
+  if (H == 0 || M == 0 || N == 0 || K == 0) return 0;
+  const double* a = Ac.data().data();
+  const double* b = Bc.data().data();
+  double* c = Cc.data().data();
+  for (std::int64_t x = 0; x < H; ++x) {
+    cblas_dgemm(CblasRowMajor, p.a.trans ? CblasTrans : CblasNoTrans, p.b.trans ? CblasTrans : CblasNoTrans,
+                static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), alpha, a + x * M * K,
+                static_cast<int>(p.a.trans ? M : K), b + x * K * N, static_cast<int>(p.b.trans ? K : N), 1.0,
+                c + x * M * N, static_cast<int>(N));
+  }
+  return 2.0 * static_cast<double>(H) * M * N * K;
+}
+
+std::string op_name(const char* what, const Tensor& C, const std::string& lc, const Tensor& A, const std::string& la,
+                    const Tensor* B, const std::string& lb) {
+  auto t = [](const Tensor& T, const std::string& l) { return (T.name().empty() ? "?" : T.name()) + "[" + l + "]"; };
+  std::string s = std::string(what) + " " + t(C, lc) + " += " + t(A, la);
+  if (B) s += "*" + t(*B, lb);
+  return s;
+}
+
+}  // namespace
+
+void contract(double alpha, const Tensor& A0, const std::string& la, const Tensor& B0, const std::string& lb,
+              double beta, Tensor& C, const std::string& lc) {
+  const double t0 = now();
+  const par::Comm& comm = C.ctx().comm();
+  const std::int64_t w0 = words_moved(comm);
+  const auto plan = plan_contraction(A0, la, B0, lb, C, lc);
+  const Tensor& A = plan->swapped ? B0 : A0;
+  const Tensor& B = plan->swapped ? A0 : B0;
+  if (beta != 1.0) C.scale(beta);
+  const Prepared pa(plan->a, A), pb(plan->b, B);
+  double flops = 0;
+  if (plan->c_direct) {
+    flops = local_gemm(*plan, pa.get(), pb.get(), C, alpha * plan->factor);
+  } else {
+    Tensor cc(C.ctx(), plan->c_mat_shape, plan->c_mat_map);
+    flops = local_gemm(*plan, pa.get(), pb.get(), cc, alpha * plan->factor);
+    if (!plan->c_relabel) {
+      remap(cc, C, plan->c_perm, 1.0, plan->partial);
+    } else {
+      Tensor c2(C.ctx(), plan->c_ref_shape, C.mapping());
+      remap(cc, c2, plan->c_perm, 1.0, plan->partial);
+      relabel(c2, C, plan->c_q, 1.0);
+    }
+  }
+  par::OpRecord rec;
+  rec.name = op_name("contract", C, lc, A0, la, &B0, lb);
+  rec.mapping = plan->mapping;
+  rec.flops = flops;
+  rec.words = words_moved(comm) - w0;
+  rec.predicted = plan->predicted;
+  rec.seconds = now() - t0;
+  comm.stats().record(rec);
+}
+
+PlanInfo plan_info(const Tensor& A, const std::string& la, const Tensor& B, const std::string& lb, const Tensor& C,
+                   const std::string& lc) {
+  const auto plan = plan_contraction(A, la, B, lb, C, lc);
+  return PlanInfo{plan->mapping, plan->predicted, plan->flops};
+}
+
+void sum(double alpha, const Tensor& A, const std::string& la, double beta, Tensor& B, const std::string& lb) {
+  const double t0 = now();
+  const par::Comm& comm = B.ctx().comm();
+  const std::int64_t w0 = words_moved(comm);
+  if (static_cast<int>(la.size()) != A.order() || static_cast<int>(lb.size()) != B.order() || la.size() != lb.size())
+    throw std::invalid_argument("sum: labels \"" + la + "\" and \"" + lb + "\" do not match the tensors");
+  std::map<char, int> len;
+  for (std::size_t i = 0; i < lb.size(); ++i) {
+    if (lb.find(lb[i]) != i || la.find(lb[i]) == std::string::npos)
+      throw std::invalid_argument("sum: labels \"" + la + "\" and \"" + lb + "\" must be the same distinct labels");
+    len[lb[i]] = B.shape().lens[i];
+    if (A.shape().lens[la.find(lb[i])] != len[lb[i]]) throw std::invalid_argument("sum: edge lengths differ");
+  }
+  const LGroups ga = label_groups(A.shape(), la), gb = label_groups(B.shape(), lb);
+  // The common refinement of A's and B's groups, labels in B's order.
+  auto meet = [&](const LGroups& own, const LGroups& other) {
+    LGroups out;
+    for (const LGroup& g : own) {
+      std::vector<std::pair<int, std::string>> parts;
+      for (char c : g.labels) {
+        int id = -1;
+        Sym s = Sym::NS;
+        for (std::size_t k = 0; k < other.size(); ++k)
+          if (other[k].labels.find(c) != std::string::npos) id = static_cast<int>(k), s = other[k].sym;
+        if (s != g.sym || g.sym == Sym::NS) id = 1000 + static_cast<int>(out.size() + parts.size());
+        auto it = std::find_if(parts.begin(), parts.end(), [&](const auto& p) { return p.first == id; });
+        if (it == parts.end()) parts.push_back({id, std::string(1, c)});
+        else it->second += c;
+      }
+      for (auto& [id, l] : parts) {
+        std::sort(l.begin(), l.end(), [&](char x, char y) { return lb.find(x) < lb.find(y); });
+        out.push_back({l, l.size() > 1 ? g.sym : Sym::NS});
+      }
+    }
+    return out;
+  };
+  const LGroups ar = meet(ga, gb), br = meet(gb, ga);
+  const std::string as = concat(ar), bs = concat(br);
+  if (beta != 1.0) B.scale(beta);
+  std::optional<Tensor> a2;
+  const Tensor* src = &A;
+  if (as != la || !(shape_of(ar, len) == A.shape())) {
+    a2.emplace(A.ctx(), shape_of(ar, len), A.mapping());
+    relabel(A, *a2, positions(la, as), 1.0);
+    src = &*a2;
+  }
+  if (bs == lb && shape_of(br, len) == B.shape()) {
+    remap(*src, B, positions(as, lb), alpha);
+  } else {
+    Tensor b2(B.ctx(), shape_of(br, len), B.mapping());
+    remap(*src, b2, positions(as, bs), 1.0);
+    relabel(b2, B, positions(bs, lb), alpha);
+  }
+  par::OpRecord rec;
+  rec.name = op_name("sum", B, lb, A, la, nullptr, "");
+  rec.words = words_moved(comm) - w0;
+  rec.seconds = now() - t0;
+  comm.stats().record(rec);
+}
+
+}  // namespace cyclocc::tensor

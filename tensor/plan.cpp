@@ -1,0 +1,383 @@
+#include "tensor/plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+
+#include "tensor/remap.hpp"
+
+namespace cyclocc::tensor {
+
+LGroups label_groups(const Shape& s, const std::string& labels) {
+  LGroups out;
+  for (const Group& g : s.groups()) out.push_back({labels.substr(g.first, g.size), g.sym});
+  return out;
+}
+
+std::string concat(const LGroups& g) {
+  std::string s;
+  for (const LGroup& x : g) s += x.labels;
+  return s;
+}
+
+Shape shape_of(const LGroups& g, const std::map<char, int>& len) {
+  std::vector<int> lens;
+  std::vector<Sym> sym;
+  for (const LGroup& x : g)
+    for (std::size_t t = 0; t < x.labels.size(); ++t) {
+      lens.push_back(len.at(x.labels[t]));
+      sym.push_back(t + 1 < x.labels.size() ? x.sym : Sym::NS);
+    }
+  return Shape(lens, sym);
+}
+
+std::vector<int> positions(const std::string& from, const std::string& to) {
+  std::vector<int> p;
+  for (char c : to) {
+    const auto k = from.find(c);
+    if (k == std::string::npos) throw std::logic_error("positions: label missing");
+    p.push_back(static_cast<int>(k));
+  }
+  return p;
+}
+
+Range range_of(const LGroups& g, std::size_t k) {
+  int first = 0;
+  for (std::size_t i = 0; i < k; ++i) first += static_cast<int>(g[i].labels.size());
+  return Range{first, first + static_cast<int>(g[k].labels.size())};
+}
+
+namespace {
+
+enum class Cls { I, J, K, H };
+
+struct Labels {
+  std::string a, b, c;
+  std::map<char, int> len;
+  std::map<char, Cls> cls;
+};
+
+Labels classify(const Tensor& A, const std::string& la, const Tensor& B, const std::string& lb, const Tensor& C,
+                const std::string& lc) {
+  Labels L{la, lb, lc, {}, {}};
+  auto add = [&](const Tensor& T, const std::string& l, const char* what) {
+    if (static_cast<int>(l.size()) != T.order())
+      throw std::invalid_argument(std::string("contract: ") + what + " has " + std::to_string(T.order()) +
+                                  " indices but labels \"" + l + "\"");
+    for (std::size_t i = 0; i < l.size(); ++i) {
+      if (l.find(l[i]) != i) throw std::invalid_argument("contract: repeated label in \"" + l + "\"");
+      auto it = L.len.find(l[i]);
+      if (it != L.len.end() && it->second != T.shape().lens[i])
+        throw std::invalid_argument(std::string("contract: label ") + l[i] + " has two edge lengths");
+      L.len[l[i]] = T.shape().lens[i];
+    }
+  };
+  add(A, la, "A");
+  add(B, lb, "B");
+  add(C, lc, "C");
+  for (const auto& [ch, n] : L.len) {
+    const bool ia = la.find(ch) != std::string::npos, ib = lb.find(ch) != std::string::npos,
+               ic = lc.find(ch) != std::string::npos;
+    if (ia && ib && ic) L.cls[ch] = Cls::H;
+    else if (ia && ic) L.cls[ch] = Cls::I;
+    else if (ib && ic) L.cls[ch] = Cls::J;
+    else if (ia && ib) L.cls[ch] = Cls::K;
+    else throw std::invalid_argument(std::string("contract: label ") + ch + " appears in one tensor only");
+  }
+  return L;
+}
+
+// Index of the group of `groups` holding label c, and that group's symmetry.
+std::pair<int, Sym> group_of(const LGroups& groups, char c) {
+  for (std::size_t k = 0; k < groups.size(); ++k)
+    if (groups[k].labels.find(c) != std::string::npos) return {static_cast<int>(k), groups[k].sym};
+  return {-1, Sym::NS};
+}
+
+// Splits each group of `own` into the parts that stay together in the
+// partner tensors: partner(c) gives an id (same id = same partner group) and
+// the partner group's symmetry; a part keeps its symmetry if compatible.
+// Labels inside a part are sorted by `rank`.
+LGroups refine(const LGroups& own, const std::function<std::pair<int, Sym>(char)>& partner,
+               const std::function<bool(char, Sym, Sym)>& keeps, const std::function<int(char)>& rank) {
+  LGroups out;
+  for (const LGroup& g : own) {
+    if (g.labels.size() == 1) {
+      out.push_back(g);
+      continue;
+    }
+    std::vector<std::pair<int, std::string>> parts;
+    for (char c : g.labels) {
+      const int id = partner(c).first;
+      auto it = std::find_if(parts.begin(), parts.end(), [&](const auto& p) { return p.first == id; });
+      if (it == parts.end()) parts.push_back({id, std::string(1, c)});
+      else it->second += c;
+    }
+    for (auto& [id, labels] : parts) {
+      std::sort(labels.begin(), labels.end(), [&](char x, char y) { return rank(x) < rank(y); });
+      const bool keep = labels.size() > 1 && keeps(labels[0], g.sym, partner(labels[0]).second);
+      if (keep) out.push_back({labels, g.sym});
+      else
+        for (char c : labels) out.push_back({std::string(1, c), Sym::NS});
+    }
+  }
+  return out;
+}
+
+struct Classes {
+  LGroups I, J, K, H;  // subgroups by class: I, J, H in C'' order; K in A' order
+};
+
+LGroups filter(const LGroups& g, const Labels& L, Cls c) {
+  LGroups out;
+  for (const LGroup& x : g)
+    if (L.cls.at(x.labels[0]) == c) out.push_back(x);
+  return out;
+}
+
+LGroups join(std::initializer_list<const LGroups*> parts) {
+  LGroups out;
+  for (const LGroups* p : parts) out.insert(out.end(), p->begin(), p->end());
+  return out;
+}
+
+std::string key_of(const Tensor& T, const std::string& l) {
+  std::string k = l + ":" + T.shape().str() + ":" + T.mapping().str() + ":";
+  for (int n : T.shape().lens) k += std::to_string(n) + ",";
+  return k;
+}
+
+struct Candidate {
+  int pm = 1, pn = 1, pk = 1;
+  int gi = -1, gj = -1, gk = -1;
+  std::vector<char> dims;  // order of the grid dimensions: 'm', 'n', 'k'
+};
+
+Mapping make_map(const Candidate& c, const LGroups& mat, int im, int in, int ik) {
+  Mapping m;
+  for (char d : c.dims) {
+    const int p = d == 'm' ? c.pm : d == 'n' ? c.pn : c.pk;
+    const int g = d == 'm' ? im : d == 'n' ? in : ik;
+    m.grid.push_back(p);
+    m.range.push_back(g < 0 ? Range{} : range_of(mat, static_cast<std::size_t>(g)));
+  }
+  return m.normalized();
+}
+
+int index_in(const LGroups& mat, const LGroups& cls, int k) {
+  if (k < 0) return -1;
+  for (std::size_t i = 0; i < mat.size(); ++i)
+    if (mat[i].labels == cls[k].labels) return static_cast<int>(i);
+  return -1;
+}
+
+std::vector<Candidate> candidates(int P, const Classes& cl) {
+  std::vector<Candidate> out;
+  for (int pm = 1; pm <= P; ++pm) {
+    if (P % pm) continue;
+    for (int pn = 1; pn <= P / pm; ++pn) {
+      if ((P / pm) % pn) continue;
+      const int pk = P / pm / pn;
+      if ((pm > 1 && cl.I.empty()) || (pn > 1 && cl.J.empty()) || (pk > 1 && cl.K.empty())) continue;
+      std::vector<char> dims;
+      if (pm > 1) dims.push_back('m');
+      if (pn > 1) dims.push_back('n');
+      if (pk > 1) dims.push_back('k');
+      std::sort(dims.begin(), dims.end());
+      do {
+        for (int gi = 0; gi < (pm > 1 ? static_cast<int>(cl.I.size()) : 1); ++gi)
+          for (int gj = 0; gj < (pn > 1 ? static_cast<int>(cl.J.size()) : 1); ++gj)
+            for (int gk = 0; gk < (pk > 1 ? static_cast<int>(cl.K.size()) : 1); ++gk)
+              out.push_back(Candidate{pm, pn, pk, pm > 1 ? gi : -1, pn > 1 ? gj : -1, pk > 1 ? gk : -1, dims});
+      } while (std::next_permutation(dims.begin(), dims.end()));
+    }
+  }
+  return out;
+}
+
+std::string describe(const Candidate& c, const Classes& cl) {
+  auto name = [](const LGroups& g, int k) { return k < 0 ? std::string("-") : g[k].labels; };
+  std::string order;
+  for (char d : c.dims) order += d;
+  return "grid " + std::to_string(c.pm) + "x" + std::to_string(c.pn) + "x" + std::to_string(c.pk) +
+         " m=" + name(cl.I, c.gi) + " n=" + name(cl.J, c.gj) + " k=" + name(cl.K, c.gk) +
+         (order.empty() ? "" : " order=" + order);
+}
+
+}  // namespace
+
+std::shared_ptr<const ContractionPlan> plan_contraction(const Tensor& A0, const std::string& la0, const Tensor& B0,
+                                                        const std::string& lb0, const Tensor& C,
+                                                        const std::string& lc) {
+  Context& ctx = C.ctx();
+  const std::string key = key_of(A0, la0) + "*" + key_of(B0, lb0) + "->" + key_of(C, lc);
+  auto cached = ctx.plans().find(key);
+  if (cached != ctx.plans().end()) return cached->second;
+
+  auto plan = std::make_shared<ContractionPlan>();
+  // Put the operand whose labels come first in C on the left, so C_c = [H|I|J].
+  Labels L0 = classify(A0, la0, B0, lb0, C, lc);
+  for (char ch : lc) {
+    if (L0.cls.at(ch) == Cls::H) continue;
+    plan->swapped = L0.cls.at(ch) == Cls::J;
+    break;
+  }
+  const Tensor& A = plan->swapped ? B0 : A0;
+  const Tensor& B = plan->swapped ? A0 : B0;
+  const std::string& la = plan->swapped ? lb0 : la0;
+  const std::string& lb = plan->swapped ? la0 : lb0;
+  const Labels L = classify(A, la, B, lb, C, lc);
+
+  const LGroups ga = label_groups(A.shape(), la), gb = label_groups(B.shape(), lb), gc = label_groups(C.shape(), lc);
+  auto rank = [&](char c) {
+    const auto k = lc.find(c);
+    return k != std::string::npos ? static_cast<int>(k) : 100 + static_cast<int>(la.find(c));
+  };
+  int unique = 10000;
+  auto partner_a = [&](char c) -> std::pair<int, Sym> {
+    switch (L.cls.at(c)) {
+      case Cls::I: return group_of(gc, c);
+      case Cls::K: { auto p = group_of(gb, c); return {1000 + p.first, p.second}; }
+      default: return {unique++, Sym::NS};
+    }
+  };
+  auto partner_b = [&](char c) -> std::pair<int, Sym> {
+    switch (L.cls.at(c)) {
+      case Cls::J: return group_of(gc, c);
+      case Cls::K: { auto p = group_of(ga, c); return {1000 + p.first, p.second}; }
+      default: return {unique++, Sym::NS};
+    }
+  };
+  auto partner_c = [&](char c) -> std::pair<int, Sym> {
+    switch (L.cls.at(c)) {
+      case Cls::I: return group_of(ga, c);
+      case Cls::J: { auto p = group_of(gb, c); return {1000 + p.first, p.second}; }
+      default: return {unique++, Sym::NS};
+    }
+  };
+  auto keeps = [&](char c, Sym own, Sym other) {
+    if (L.cls.at(c) == Cls::K) return own == Sym::AS && other == Sym::AS;
+    return own == other && own != Sym::NS;
+  };
+  plan->a.refined = refine(ga, partner_a, keeps, rank);
+  plan->b.refined = refine(gb, partner_b, keeps, rank);
+  plan->c_refined = refine(gc, partner_c, keeps, rank);
+
+  Classes cl;
+  cl.I = filter(plan->c_refined, L, Cls::I);
+  cl.J = filter(plan->c_refined, L, Cls::J);
+  cl.H = filter(plan->c_refined, L, Cls::H);
+  cl.K = filter(plan->a.refined, L, Cls::K);
+  plan->n_batch = static_cast<int>(cl.H.size());
+  plan->n_i = static_cast<int>(cl.I.size());
+  plan->n_j = static_cast<int>(cl.J.size());
+  plan->n_k = static_cast<int>(cl.K.size());
+  for (const LGroup& g : cl.K)
+    if (g.sym == Sym::AS)
+      for (std::size_t t = 2; t <= g.labels.size(); ++t) plan->factor *= static_cast<double>(t);
+
+  // Operand layouts: A' (relabelled A) and the matrix layouts.
+  auto setup = [&](OperandPlan& op, const Tensor& T, const std::string& l, const LGroups& normal,
+                   const LGroups& trans) {
+    const std::string ref = concat(op.refined);
+    op.ref_shape = shape_of(op.refined, L.len);
+    op.relabel = ref != l || !(shape_of(op.refined, L.len) == T.shape());
+    op.q = positions(l, ref);
+    op.trans = concat(trans) == ref && concat(normal) != ref;
+    const LGroups mat = op.trans ? trans : normal;
+    op.mat_shape = shape_of(mat, L.len);
+    op.perm = positions(ref, concat(mat));
+  };
+  const LGroups a_norm = join({&cl.H, &cl.I, &cl.K}), a_trans = join({&cl.H, &cl.K, &cl.I});
+  const LGroups b_norm = join({&cl.H, &cl.K, &cl.J}), b_trans = join({&cl.H, &cl.J, &cl.K});
+  const LGroups c_mat = join({&cl.H, &cl.I, &cl.J});
+  setup(plan->a, A, la, a_norm, a_trans);
+  setup(plan->b, B, lb, b_norm, b_trans);
+  const LGroups a_mat = plan->a.trans ? a_trans : a_norm, b_mat = plan->b.trans ? b_trans : b_norm;
+  const std::string c_ref = concat(plan->c_refined);
+  plan->c_relabel = c_ref != lc || !(shape_of(plan->c_refined, L.len) == C.shape());
+  plan->c_q = positions(c_ref, lc);
+  plan->c_mat_shape = shape_of(c_mat, L.len);
+  plan->c_perm = positions(concat(c_mat), c_ref);
+  const Shape& a_ref_shape = plan->a.ref_shape;
+  const Shape& b_ref_shape = plan->b.ref_shape;
+  plan->c_ref_shape = shape_of(plan->c_refined, L.len);
+  const Shape& c_ref_shape = plan->c_ref_shape;
+
+  // Mapping search.
+  const int P = ctx.nranks();
+  double hsize = 1;
+  for (const LGroup& g : cl.H) hsize *= L.len.at(g.labels[0]);
+  auto cands = candidates(P, cl);
+  const bool fallback = cands.empty();
+  if (fallback) cands.push_back(Candidate{});
+  double best_t = std::numeric_limits<double>::infinity();
+  for (const Candidate& cd : cands) {
+    Mapping am, bm, cm;
+    if (fallback) {
+      am = bm = cm = Mapping::replicated(P);
+    } else {
+      am = make_map(cd, a_mat, index_in(a_mat, cl.I, cd.gi), -1, index_in(a_mat, cl.K, cd.gk));
+      bm = make_map(cd, b_mat, -1, index_in(b_mat, cl.J, cd.gj), index_in(b_mat, cl.K, cd.gk));
+      cm = make_map(cd, c_mat, index_in(c_mat, cl.I, cd.gi), index_in(c_mat, cl.J, cd.gj), -1);
+    }
+    const auto la_c = ctx.layout(plan->a.mat_shape, am);
+    const auto lb_c = ctx.layout(plan->b.mat_shape, bm);
+    const auto lc_c = ctx.layout(plan->c_mat_shape, cm);
+    const bool a_alias = concat(a_mat) == concat(plan->a.refined) && A.mapping() == am;
+    const bool b_alias = concat(b_mat) == concat(plan->b.refined) && B.mapping() == bm;
+    const bool partial = cd.pk > 1;
+    const bool c_direct = !plan->c_relabel && concat(c_mat) == lc && C.mapping() == cm && !partial;
+    std::vector<std::int64_t> words(static_cast<std::size_t>(P) * P, 0);
+    auto add = [&](const std::vector<std::int64_t>& w) {
+      for (std::size_t i = 0; i < w.size(); ++i) words[i] += w[i];
+    };
+    // Elements each rank copies into new layouts (the largest count matters).
+    std::vector<double> copies(P, 0.0);
+    auto copied = [&](const Layout& l) {
+      for (int r = 0; r < P; ++r) copies[r] += static_cast<double>(l.local_size(r));
+    };
+    if (!a_alias) {
+      add(remap_traffic(*ctx.layout(a_ref_shape, A.mapping()), *la_c, plan->a.perm));
+      copied(*la_c);
+    }
+    if (!b_alias) {
+      add(remap_traffic(*ctx.layout(b_ref_shape, B.mapping()), *lb_c, plan->b.perm));
+      copied(*lb_c);
+    }
+    if (!c_direct) {
+      add(remap_traffic(*lc_c, *ctx.layout(c_ref_shape, C.mapping()), plan->c_perm, partial));
+      copied(*lc_c);
+    }
+    std::int64_t max_words = 0;
+    double max_flops = 0;
+    for (int r = 0; r < P; ++r) {
+      max_words = std::max(max_words, traffic_of(words, P, r));
+      const double f = 2.0 * std::sqrt(static_cast<double>(la_c->local_size(r)) * lb_c->local_size(r) *
+                                       lc_c->local_size(r) / hsize);
+      max_flops = std::max(max_flops, f);
+    }
+    // Seconds: words at ~2 GB/s, dgemm at ~25 GFLOP/s, ~3 ns per element copied.
+    const double t = 8.0 * max_words / 2e9 + max_flops / 2.5e10 + 3e-9 * *std::max_element(copies.begin(), copies.end());
+    if (t < best_t * (1 - 1e-12)) {
+      best_t = t;
+      plan->a.mat_map = am;
+      plan->b.mat_map = bm;
+      plan->c_mat_map = cm;
+      plan->a.alias = a_alias;
+      plan->b.alias = b_alias;
+      plan->c_direct = c_direct;
+      plan->partial = partial;
+      plan->mapping = fallback ? std::string("replicated") : describe(cd, cl);
+      plan->predicted = traffic_of(words, P, ctx.rank());
+      plan->flops = 2.0 * std::sqrt(static_cast<double>(la_c->local_size()) * lb_c->local_size() *
+                                    lc_c->local_size() / hsize);
+    }
+  }
+  ctx.plans()[key] = plan;
+  return plan;
+}
+
+}  // namespace cyclocc::tensor

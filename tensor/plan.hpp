@@ -1,0 +1,64 @@
+// Internal: how a contraction or summation is carried out (contract.cpp).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tensor/tensor.hpp"
+
+namespace cyclocc::tensor {
+
+// A symmetric group written as labels, e.g. {"ab", AS}.
+struct LGroup {
+  std::string labels;
+  Sym sym = Sym::NS;
+};
+using LGroups = std::vector<LGroup>;
+
+LGroups label_groups(const Shape& s, const std::string& labels);
+std::string concat(const LGroups& g);
+Shape shape_of(const LGroups& g, const std::map<char, int>& len);
+// For each label of `to`: its position in `from`.
+std::vector<int> positions(const std::string& from, const std::string& to);
+// The position range [first, last) of group k of g.
+Range range_of(const LGroups& g, std::size_t k);
+
+// One operand: A -> A' (relabel inside groups) -> A_c (remap to the matrix layout).
+struct OperandPlan {
+  LGroups refined;              // A'
+  Shape ref_shape;
+  bool relabel = false;         // A' differs from A
+  std::vector<int> q;           // A' position -> A position
+  Shape mat_shape;              // A_c
+  Mapping mat_map;
+  std::vector<int> perm;        // A_c position -> A' position
+  bool alias = false;           // A_c is A' (no remap)
+  bool trans = false;           // A_c is [H|K|I] (B: [H|J|K]) rather than [H|I|K] ([H|K|J])
+};
+
+struct ContractionPlan {
+  bool swapped = false;         // operands exchanged so that C_c is [H|I|J]
+  OperandPlan a, b;
+  LGroups c_refined;            // C'': C's positions with the product's symmetry
+  Shape c_ref_shape;
+  bool c_relabel = false;       // C'' differs from C
+  std::vector<int> c_q;         // C position -> C'' position
+  Shape c_mat_shape;            // C_c
+  Mapping c_mat_map;
+  std::vector<int> c_perm;      // C'' position -> C_c position
+  bool c_direct = false;        // the dgemm writes into C itself
+  bool partial = false;         // contracted indices split over ranks
+  int n_batch = 0;              // leading batch (weighting) components of A_c, B_c, C_c
+  int n_i = 0, n_j = 0, n_k = 0;  // row, column and contracted components
+  double factor = 1;            // prod k! over folded contracted antisymmetric groups
+  std::string mapping;
+  std::int64_t predicted = 0;   // words this rank sends + receives
+  double flops = 0;             // this rank's dgemm flops
+};
+
+std::shared_ptr<const ContractionPlan> plan_contraction(const Tensor& A, const std::string& la, const Tensor& B,
+                                                        const std::string& lb, const Tensor& C, const std::string& lc);
+
+}  // namespace cyclocc::tensor

@@ -1,0 +1,231 @@
+#include "tensor/relabel.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <stdexcept>
+
+namespace cyclocc::tensor {
+
+namespace {
+
+// A block: consecutive components of X and of Y that cover the same positions.
+struct Block {
+  int first = 0, last = 0;
+  std::vector<int> xcomps, ycomps;
+};
+
+std::vector<Block> blocks_of(const Layout& X, const Layout& Y) {
+  std::vector<Block> out;
+  const auto& xc = X.comps();
+  const auto& yc = Y.comps();
+  std::size_t cx = 0, cy = 0;
+  while (cx < xc.size() && cy < yc.size()) {
+    Block b;
+    b.first = xc[cx].first;
+    if (yc[cy].first != b.first) throw std::logic_error("relabel: components out of step");
+    int xend = xc[cx].last, yend = yc[cy].last;
+    b.xcomps.push_back(static_cast<int>(cx++));
+    b.ycomps.push_back(static_cast<int>(cy++));
+    while (xend != yend) {
+      if (xend < yend) {
+        b.xcomps.push_back(static_cast<int>(cx));
+        xend = xc[cx++].last;
+      } else {
+        b.ycomps.push_back(static_cast<int>(cy));
+        yend = yc[cy++].last;
+      }
+    }
+    b.last = xend;
+    out.push_back(b);
+  }
+  return out;
+}
+
+std::vector<Group> groups_in(const Shape& s, const Block& b) {
+  std::vector<Group> out;
+  for (const Group& g : s.groups())
+    if (g.first >= b.first && g.first < b.last) out.push_back(g);
+  return out;
+}
+
+int parity(const std::vector<int>& p, int first, int size) {
+  int s = 1;
+  for (int a = 0; a < size; ++a)
+    for (int c = a + 1; c < size; ++c)
+      if (p[first + a] > p[first + c]) s = -s;
+  return s;
+}
+
+// Permutations pi inside Y's groups (block position j takes the Y value at
+// pi[j]), one per coset of X's symmetry, with their sign under Y's
+// antisymmetric groups.
+struct Coset {
+  std::vector<int> pi;
+  int sign = 1;
+};
+
+std::vector<Coset> cosets(const Shape& ys, const Shape& xs, const std::vector<int>& q, const Block& b) {
+  const int w = b.last - b.first;
+  const auto ygroups = groups_in(ys, b);
+  const auto xgroups = groups_in(xs, b);
+  std::vector<int> xgroup_of(w);
+  for (std::size_t k = 0; k < xgroups.size(); ++k)
+    for (int t = 0; t < xgroups[k].size; ++t) xgroup_of[xgroups[k].first + t - b.first] = static_cast<int>(k);
+  std::vector<int> pi(w);
+  std::iota(pi.begin(), pi.end(), 0);
+  std::map<std::vector<std::vector<int>>, Coset> found;
+  // Odometer over the permutations of every Y group (std::next_permutation per group).
+  while (true) {
+    std::vector<std::vector<int>> key(xgroups.size());
+    for (int j = 0; j < w; ++j) key[xgroup_of[q[b.first + j] - b.first]].push_back(pi[j]);
+    for (auto& k : key) std::sort(k.begin(), k.end());
+    if (!found.count(key)) {
+      int sign = 1;
+      for (const Group& g : ygroups)
+        if (g.sym == Sym::AS) sign *= parity(pi, g.first - b.first, g.size);
+      found[key] = Coset{pi, sign};
+    }
+    int k = static_cast<int>(ygroups.size()) - 1;
+    for (; k >= 0; --k) {
+      auto first = pi.begin() + (ygroups[k].first - b.first);
+      if (ygroups[k].sym != Sym::NS && std::next_permutation(first, first + ygroups[k].size)) break;
+      std::sort(first, first + ygroups[k].size);
+    }
+    if (k < 0) break;
+  }
+  std::vector<Coset> out;
+  for (auto& kv : found) out.push_back(kv.second);
+  return out;
+}
+
+// Sorts x inside each group (absolute positions); returns the sign of the sort
+// for antisymmetric groups, or 0 if one repeats a value.
+int sort_groups(const std::vector<Group>& groups, int* x) {
+  int sign = 1;
+  for (const Group& g : groups) {
+    if (g.size == 1) continue;
+    int s = 1;
+    for (int a = g.first + 1; a < g.first + g.size; ++a)
+      for (int c = a; c > g.first && x[c - 1] > x[c]; --c) {
+        std::swap(x[c - 1], x[c]);
+        s = -s;
+      }
+    if (g.sym == Sym::AS) {
+      for (int a = g.first + 1; a < g.first + g.size; ++a)
+        if (x[a] == x[a - 1]) return 0;
+      sign *= s;
+    }
+  }
+  return sign;
+}
+
+// For every combination of local tuples of the block's Y components (row-major):
+// the Y offset part and the (X offset part, coefficient) terms.
+struct BlockTerms {
+  std::vector<std::int64_t> yoff;
+  std::vector<std::int32_t> start;  // terms of combination i: [start[i], start[i+1])
+  std::vector<std::int64_t> xoff;
+  std::vector<double> coef;
+};
+
+BlockTerms block_terms(const Layout& X, const Layout& Y, const std::vector<int>& q, const Block& b) {
+  BlockTerms bt;
+  const auto cos = cosets(Y.shape(), X.shape(), q, b);
+  const Shape& xs = X.shape();
+  const int w = b.last - b.first;
+  const int ny = static_cast<int>(b.ycomps.size());
+  std::vector<std::int64_t> u(ny, 0);
+  for (int c : b.ycomps)
+    if (Y.extent()[c] == 0) {
+      bt.start.push_back(0);
+      return bt;
+    }
+  const auto xgroups = groups_in(xs, b);
+  int y[kMaxOrder], x[kMaxOrder], full[kMaxOrder] = {0};
+  while (true) {
+    std::int64_t yo = 0;
+    for (int k = 0; k < ny; ++k) {
+      const Component& comp = Y.comps()[b.ycomps[k]];
+      const int* t = comp.table->tuple(Y.local_ids(b.ycomps[k])[u[k]]);
+      std::copy(t, t + (comp.last - comp.first), y + comp.first - b.first);
+      yo += u[k] * Y.stride()[b.ycomps[k]];
+    }
+    bt.yoff.push_back(yo);
+    bt.start.push_back(static_cast<std::int32_t>(bt.xoff.size()));
+    for (const Coset& c : cos) {
+      for (int j = 0; j < w; ++j) x[q[b.first + j] - b.first] = y[c.pi[j]];
+      std::copy(x, x + w, full + b.first);
+      const int s = sort_groups(xgroups, full);
+      if (s == 0) continue;
+      std::int64_t xo = 0;
+      for (int cx : b.xcomps) {
+        const Component& comp = X.comps()[cx];
+        const std::int64_t id = comp.table->id(full + comp.first);
+        if (comp.table->residue[id] != X.cls(cx, X.rank())) throw std::logic_error("relabel: element on another rank");
+        xo += comp.table->pos[id] * X.stride()[cx];
+      }
+      bt.xoff.push_back(xo);
+      bt.coef.push_back(static_cast<double>(s * c.sign));
+    }
+    int k = ny - 1;
+    for (; k >= 0; --k) {
+      if (++u[k] < Y.extent()[b.ycomps[k]]) break;
+      u[k] = 0;
+    }
+    if (k < 0) break;
+  }
+  bt.start.push_back(static_cast<std::int32_t>(bt.xoff.size()));
+  return bt;
+}
+
+struct Term {
+  std::int64_t xoff;
+  double coef;
+};
+
+void accumulate(const std::vector<BlockTerms>& blocks, std::size_t level, std::int64_t yoff,
+                const std::vector<Term>& outer, const double* xd, double* yd, double alpha) {
+  const BlockTerms& bt = blocks[level];
+  const std::size_t n = bt.yoff.size();
+  const bool last = level + 1 == blocks.size();
+  std::vector<Term> next;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (last) {
+      double s = 0;
+      for (const Term& o : outer)
+        for (std::int32_t e = bt.start[i]; e < bt.start[i + 1]; ++e) s += o.coef * bt.coef[e] * xd[o.xoff + bt.xoff[e]];
+      yd[yoff + bt.yoff[i]] += alpha * s;
+      continue;
+    }
+    next.clear();
+    for (const Term& o : outer)
+      for (std::int32_t e = bt.start[i]; e < bt.start[i + 1]; ++e)
+        next.push_back(Term{o.xoff + bt.xoff[e], o.coef * bt.coef[e]});
+    if (!next.empty()) accumulate(blocks, level + 1, yoff + bt.yoff[i], next, xd, yd, alpha);
+  }
+}
+
+}  // namespace
+
+void relabel(const Tensor& Xt, Tensor& Yt, const std::vector<int>& q, double alpha) {
+  const Layout& X = Xt.layout();
+  const Layout& Y = Yt.layout();
+  if (!(X.mapping() == Y.mapping())) throw std::invalid_argument("relabel: mappings differ");
+  if (X.shape().order() != Y.shape().order()) throw std::invalid_argument("relabel: orders differ");
+  const auto blocks = blocks_of(X, Y);
+  for (const Block& b : blocks)
+    for (int j = b.first; j < b.last; ++j)
+      if (q[j] < b.first || q[j] >= b.last || X.shape().lens[q[j]] != Y.shape().lens[j])
+        throw std::invalid_argument("relabel: positions move between blocks");
+  if (Y.local_size() == 0) return;
+  if (blocks.empty()) {  // order 0
+    Yt.data()[0] += alpha * Xt.data()[0];
+    return;
+  }
+  std::vector<BlockTerms> terms;
+  for (const Block& b : blocks) terms.push_back(block_terms(X, Y, q, b));
+  accumulate(terms, 0, 0, {Term{0, 1.0}}, Xt.data().data(), Yt.data().data(), alpha);
+}
+
+}  // namespace cyclocc::tensor

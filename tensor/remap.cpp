@@ -1,0 +1,562 @@
+#include "parallel/comm.hpp"
+#include "tensor/remap.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <stdexcept>
+
+namespace cyclocc::tensor {
+
+std::vector<int> identity_perm(int n) {
+  std::vector<int> p(n);
+  std::iota(p.begin(), p.end(), 0);
+  return p;
+}
+
+std::int64_t traffic_of(const std::vector<std::int64_t>& words, int nranks, int rank) {
+  std::int64_t t = 0;
+  for (int q = 0; q < nranks; ++q) {
+    if (q == rank) continue;
+    t += words[static_cast<std::size_t>(rank) * nranks + q] + words[static_cast<std::size_t>(q) * nranks + rank];
+  }
+  return t;
+}
+
+namespace {
+
+// Component index of every position of a layout.
+std::vector<int> comp_of_position(const Layout& L) {
+  std::vector<int> owner(L.shape().order(), -1);
+  for (std::size_t c = 0; c < L.comps().size(); ++c)
+    for (int p = L.comps()[c].first; p < L.comps()[c].last; ++p) owner[p] = static_cast<int>(c);
+  return owner;
+}
+
+// Grid strides of a mapping (rank = sum coord_d * stride_d).
+std::vector<int> grid_strides(const Mapping& m) {
+  std::vector<int> s(m.grid.size(), 1);
+  for (std::size_t d = 1; d < m.grid.size(); ++d) s[d] = s[d - 1] * m.grid[d - 1];
+  return s;
+}
+
+// rank_part[c][res]: the part of the rank number fixed by component c's residue.
+std::vector<std::vector<int>> rank_parts(const Layout& L) {
+  const auto gs = grid_strides(L.mapping());
+  std::vector<std::vector<int>> parts(L.comps().size());
+  for (std::size_t c = 0; c < L.comps().size(); ++c) {
+    const Component& comp = L.comps()[c];
+    parts[c].assign(comp.phase, 0);
+    for (int res = 0; res < comp.phase; ++res) {
+      int r = res, part = 0;
+      for (int d : comp.dims) {
+        part += (r % L.mapping().grid[d]) * gs[d];
+        r /= L.mapping().grid[d];
+      }
+      parts[c][res] = part;
+    }
+  }
+  return parts;
+}
+
+// Offsets to add to a base rank to reach every replica (ascending).
+std::vector<int> replica_offsets(const Layout& L) {
+  const auto gs = grid_strides(L.mapping());
+  std::vector<int> off{0};
+  for (int d : L.replicated_dims()) {
+    std::vector<int> more;
+    for (int o : off)
+      for (int k = 0; k < L.mapping().grid[d]; ++k) more.push_back(o + k * gs[d]);
+    off.swap(more);
+  }
+  std::sort(off.begin(), off.end());
+  return off;
+}
+
+// The rank with the same coordinates but replicated coordinates set to zero.
+int replica_base(const Layout& L, int rank) {
+  auto c = L.coords(rank);
+  for (int d : L.replicated_dims()) c[d] = 0;
+  return L.rank_of(c);
+}
+
+// Per X component: for each of its tuples (local ones, or all), the id
+// contribution to each Y component (Y position j holds X position perm[j]).
+struct Feed {
+  int ycomp = 0;
+  int xcomp = 0;
+  std::vector<std::int64_t> contrib;  // per tuple of the X component
+};
+
+std::vector<Feed> id_feeds(const Layout& X, const Layout& Y, const std::vector<int>& perm, bool local_only) {
+  const auto xcomp = comp_of_position(X);
+  std::map<std::pair<int, int>, Feed> feeds;
+  for (std::size_t r = 0; r < Y.comps().size(); ++r) {
+    const Component& yc = Y.comps()[r];
+    const ComponentTable& yt = *yc.table;
+    for (std::size_t g = 0; g < yt.groups.size(); ++g) {
+      const Group& gy = yt.groups[g];
+      const int p0 = perm[yc.first + gy.first];
+      const int cx = xcomp[p0];
+      const Component& xc = X.comps()[cx];
+      const ComponentTable& xt = *xc.table;
+      Feed& f = feeds[{static_cast<int>(r), cx}];
+      f.ycomp = static_cast<int>(r);
+      f.xcomp = cx;
+      const std::int64_t n = local_only ? static_cast<std::int64_t>(X.local_ids(cx).size()) : xt.count;
+      f.contrib.resize(static_cast<std::size_t>(n), 0);
+      int vals[kMaxOrder];
+      for (std::int64_t u = 0; u < n; ++u) {
+        const std::int64_t id = local_only ? X.local_ids(cx)[u] : u;
+        const int* x = xt.tuple(id);
+        for (int t = 0; t < gy.size; ++t) vals[t] = x[perm[yc.first + gy.first + t] - xc.first];
+        f.contrib[u] += group_rank(vals, gy.size, gy.len, gy.sym) * yt.group_stride[g];
+      }
+    }
+  }
+  std::vector<Feed> out;
+  for (auto& kv : feeds) out.push_back(std::move(kv.second));
+  return out;
+}
+
+// Per Y component tuple (local): the sum of its values at the positions that
+// belong to each mapped X component (for X residues on the receiving side).
+struct SumFeed {
+  int xcomp = 0;
+  int ycomp = 0;
+  std::vector<std::int32_t> sums;
+};
+
+std::vector<SumFeed> sum_feeds(const Layout& X, const Layout& Y, const std::vector<int>& perm) {
+  const auto xcomp = comp_of_position(X);
+  std::map<std::pair<int, int>, SumFeed> feeds;
+  for (std::size_t r = 0; r < Y.comps().size(); ++r) {
+    const Component& yc = Y.comps()[r];
+    const auto& ids = Y.local_ids(static_cast<int>(r));
+    for (int j = yc.first; j < yc.last; ++j) {
+      const int cx = xcomp[perm[j]];
+      if (X.comps()[cx].phase == 1) continue;
+      SumFeed& f = feeds[{cx, static_cast<int>(r)}];
+      f.xcomp = cx;
+      f.ycomp = static_cast<int>(r);
+      f.sums.resize(ids.size(), 0);
+      for (std::size_t u = 0; u < ids.size(); ++u) f.sums[u] += yc.table->tuple(ids[u])[j - yc.first];
+    }
+  }
+  std::vector<SumFeed> out;
+  for (auto& kv : feeds) out.push_back(std::move(kv.second));
+  return out;
+}
+
+void check_perm(const Layout& X, const Layout& Y, const std::vector<int>& perm) {
+  const int n = X.shape().order();
+  if (Y.shape().order() != n || static_cast<int>(perm.size()) != n) throw std::invalid_argument("remap: order differs");
+  for (int j = 0; j < n; ++j) {
+    if (Y.shape().lens[j] != X.shape().lens[perm[j]]) throw std::invalid_argument("remap: edge lengths differ");
+    const bool ylink = j + 1 < n && Y.shape().sym[j] != Sym::NS;
+    if (ylink && (perm[j + 1] != perm[j] + 1 || X.shape().sym[perm[j]] != Y.shape().sym[j]))
+      throw std::invalid_argument("remap: permutation must move whole symmetric groups");
+    if (!ylink && X.shape().sym[perm[j]] != Sym::NS && (j + 1 >= n || perm[j + 1] != perm[j] + 1))
+      throw std::invalid_argument("remap: permutation must move whole symmetric groups");
+  }
+}
+
+// Walks the local elements of layout L in storage order: calls
+// f(u, i) with the per-component local tuple indices u and the local offset i.
+template <class F>
+void walk_local(const Layout& L, F&& f) {
+  const int K = static_cast<int>(L.comps().size());
+  const std::int64_t n = L.local_size();
+  if (n == 0) return;
+  std::vector<std::int64_t> u(K, 0);
+  const auto& ext = L.extent();
+  for (std::int64_t i = 0; i < n; ++i) {
+    f(u, i);
+    for (int c = K - 1; c >= 0; --c) {
+      if (++u[c] < ext[c]) break;
+      u[c] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Per-component parts of the destination rank and offset of every element:
+// a Y component fed by a single X component contributes a function of that X
+// component's tuple alone, so it is tabulated once per tuple; Y components
+// fed by several X components (rare) are evaluated per element.
+struct SendTables {
+  std::vector<std::vector<int>> rank_part;                          // [xcomp][u]
+  std::vector<std::vector<std::vector<std::int64_t>>> off_part;     // [xcomp][dest][u]
+  std::vector<Feed> multi;                                          // feeds of multi-fed Y comps
+  std::vector<int> multi_ycomps;
+};
+
+SendTables send_tables(const Layout& X, const Layout& Y, const std::vector<Feed>& feeds,
+                       const std::vector<std::vector<int>>& yparts,
+                       const std::vector<std::vector<std::int64_t>>& ystride, const std::vector<char>& dests) {
+  const int KX = static_cast<int>(X.comps().size()), KY = static_cast<int>(Y.comps().size());
+  const int P = static_cast<int>(dests.size());
+  std::vector<int> nfeeds(KY, 0);
+  for (const Feed& f : feeds) ++nfeeds[f.ycomp];
+  SendTables t;
+  t.rank_part.resize(KX);
+  t.off_part.resize(KX);
+  for (int c = 0; c < KX; ++c) {
+    const std::size_t n = X.local_ids(c).size();
+    t.rank_part[c].assign(n, 0);
+    t.off_part[c].assign(P, {});
+    for (int d = 0; d < P; ++d)
+      if (dests[d]) t.off_part[c][d].assign(n, 0);
+  }
+  for (const Feed& f : feeds) {
+    if (nfeeds[f.ycomp] != 1) {
+      t.multi.push_back(f);
+      continue;
+    }
+    const ComponentTable& yt = *Y.comps()[f.ycomp].table;
+    for (std::size_t u = 0; u < f.contrib.size(); ++u) {
+      const std::int64_t id = f.contrib[u];
+      t.rank_part[f.xcomp][u] += yparts[f.ycomp][yt.residue[id]];
+      for (int d = 0; d < P; ++d)
+        if (dests[d]) t.off_part[f.xcomp][d][u] += yt.pos[id] * ystride[d][f.ycomp];
+    }
+  }
+  for (int r = 0; r < KY; ++r)
+    if (nfeeds[r] > 1) t.multi_ycomps.push_back(r);
+  return t;
+}
+
+// Calls f(i, rank_part, offset_part(dest)) for every local element of X in
+// storage order, summing the per-component tables with an odometer.
+template <class F>
+void walk_parts(const Layout& X, const SendTables& t, int P, F&& f) {
+  const int K = static_cast<int>(X.comps().size());
+  const std::int64_t n = X.local_size();
+  if (n == 0) return;
+  if (K == 0) {
+    std::vector<std::int64_t> zero(P, 0);
+    std::vector<std::int64_t> u;
+    f(0, 0, zero, u);
+    return;
+  }
+  std::vector<std::int64_t> u(K, 0);
+  const auto& ext = X.extent();
+  const std::int64_t inner = ext[K - 1];
+  std::vector<std::int64_t> off(P, 0);
+  for (std::int64_t i = 0; i < n; i += inner) {
+    int rank = 0;
+    std::fill(off.begin(), off.end(), 0);
+    for (int c = 0; c < K - 1; ++c) {
+      rank += t.rank_part[c][u[c]];
+      for (int d = 0; d < P; ++d)
+        if (!t.off_part[c][d].empty()) off[d] += t.off_part[c][d][u[c]];
+    }
+    for (std::int64_t v = 0; v < inner; ++v) {
+      u[K - 1] = v;
+      f(i + v, rank + t.rank_part[K - 1][v], off, u);
+    }
+    u[K - 1] = 0;
+    for (int c = K - 2; c >= 0; --c) {
+      if (++u[c] < ext[c]) break;
+      u[c] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// The receiving side's tables: for each Y component and local tuple, the part
+// of the sending rank fixed by the mapped X components it alone feeds.
+struct RecvTables {
+  std::vector<std::vector<int>> src_part;  // [ycomp][u]
+  std::vector<SumFeed> multi;              // X components fed by several Y components
+  std::vector<int> multi_xcomps;
+};
+
+RecvTables recv_tables(const Layout& X, const Layout& Y, const std::vector<SumFeed>& feeds) {
+  const int KX = static_cast<int>(X.comps().size()), KY = static_cast<int>(Y.comps().size());
+  const auto xparts = rank_parts(X);
+  std::vector<int> nfeeds(KX, 0);
+  for (const SumFeed& f : feeds) ++nfeeds[f.xcomp];
+  RecvTables t;
+  t.src_part.resize(KY);
+  for (int r = 0; r < KY; ++r) t.src_part[r].assign(Y.local_ids(r).size(), 0);
+  for (const SumFeed& f : feeds) {
+    if (nfeeds[f.xcomp] != 1) {
+      t.multi.push_back(f);
+      continue;
+    }
+    const int ph = X.comps()[f.xcomp].phase;
+    for (std::size_t u = 0; u < f.sums.size(); ++u) t.src_part[f.ycomp][u] += xparts[f.xcomp][f.sums[u] % ph];
+  }
+  for (int c = 0; c < KX; ++c)
+    if (nfeeds[c] > 1) t.multi_xcomps.push_back(c);
+  return t;
+}
+
+// Calls f(i, sum of parts, u) for every local element of L in storage order.
+template <class F>
+void walk_sums(const Layout& L, const std::vector<std::vector<int>>& parts, F&& f) {
+  const int K = static_cast<int>(L.comps().size());
+  const std::int64_t n = L.local_size();
+  std::vector<std::int64_t> u(K, 0);
+  if (n == 0) return;
+  if (K == 0) return f(0, 0, u);
+  const auto& ext = L.extent();
+  const std::int64_t inner = ext[K - 1];
+  for (std::int64_t i = 0; i < n; i += inner) {
+    int outer = 0;
+    for (int c = 0; c < K - 1; ++c) outer += parts[c][u[c]];
+    for (std::int64_t v = 0; v < inner; ++v) {
+      u[K - 1] = v;
+      f(i + v, outer + parts[K - 1][v], u);
+    }
+    u[K - 1] = 0;
+    for (int c = K - 2; c >= 0; --c) {
+      if (++u[c] < ext[c]) break;
+      u[c] = 0;
+    }
+  }
+}
+
+// Orders each destination's (offset, value) pairs by offset: by scattering
+// into a dense buffer of the destination's size when the pairs fill enough
+// of it, else by sorting.
+std::vector<double> ordered_values(std::vector<std::pair<std::int64_t, double>>& pairs, std::int64_t dest_size) {
+  std::vector<double> out;
+  out.reserve(pairs.size());
+  if (static_cast<std::int64_t>(pairs.size()) * 16 >= dest_size) {
+    std::vector<double> dense(static_cast<std::size_t>(dest_size));
+    std::vector<char> mark(static_cast<std::size_t>(dest_size), 0);
+    for (const auto& [off, v] : pairs) {
+      dense[off] = v;
+      mark[off] = 1;
+    }
+    for (std::int64_t k = 0; k < dest_size; ++k)
+      if (mark[k]) out.push_back(dense[k]);
+  } else {
+    std::sort(pairs.begin(), pairs.end());
+    for (const auto& [off, v] : pairs) out.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace
+
+void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double alpha, bool partial) {
+  const Layout& X = Xt.layout();
+  const Layout& Y = Yt.layout();
+  check_perm(X, Y, perm);
+  const par::Comm& comm = Yt.ctx().comm();
+  const int P = comm.size();
+  const int me = comm.rank();
+  auto& ydata = Yt.data();
+  const auto& xdata = Xt.data();
+
+  // ---- sender: destination rank and offset of every local element --------
+  const auto yparts = rank_parts(Y);
+  const auto yrep = replica_offsets(Y);
+  const auto xrep = replica_offsets(X);
+  const int xbase = replica_base(X, me);
+  std::vector<char> send_to(P, 0);
+  for (int d = 0; d < P; ++d) {
+    if (partial) {
+      send_to[d] = 1;
+      continue;
+    }
+    bool holds = false;
+    for (int o : xrep) holds |= (xbase + o == d);
+    const int designated = holds ? d : xbase + xrep[d % xrep.size()];
+    send_to[d] = designated == me;
+  }
+  std::vector<std::vector<std::int64_t>> ystride(P);
+  for (int d = 0; d < P; ++d) ystride[d] = Y.strides(d);
+  const SendTables tables = send_tables(X, Y, id_feeds(X, Y, perm, true), yparts, ystride, send_to);
+
+  std::vector<std::vector<std::pair<std::int64_t, double>>> out(P);
+  std::vector<char> sorted(P, 1);
+  std::vector<std::int64_t> last(P, -1);
+  std::vector<std::int64_t> yid(Y.comps().size());
+  const bool simple = tables.multi.empty() && yrep.size() == 1;
+  walk_parts(X, tables, P, [&](std::int64_t i, int base, const std::vector<std::int64_t>& off_outer,
+                               const std::vector<std::int64_t>& u) {
+    const std::int64_t ulast = u.empty() ? 0 : u.back();
+    const int klast = static_cast<int>(u.size()) - 1;
+    if (simple) {  // one destination, all parts tabulated
+      if (!send_to[base]) return;
+      const std::int64_t off = off_outer[base] + (klast >= 0 ? tables.off_part[klast][base][ulast] : 0);
+      if (base == me) {
+        ydata[off] += alpha * xdata[i];
+        return;
+      }
+      if (off < last[base]) sorted[base] = 0;
+      last[base] = off;
+      out[base].emplace_back(off, xdata[i]);
+      return;
+    }
+    for (int r : tables.multi_ycomps) yid[r] = 0;
+    for (const Feed& f : tables.multi) yid[f.ycomp] += f.contrib[u[f.xcomp]];
+    for (int r : tables.multi_ycomps) base += yparts[r][Y.comps()[r].table->residue[yid[r]]];
+    for (int o : yrep) {
+      const int d = base + o;
+      if (!send_to[d]) continue;
+      std::int64_t off = off_outer[d] + (klast >= 0 ? tables.off_part[klast][d][ulast] : 0);
+      for (int r : tables.multi_ycomps) off += Y.comps()[r].table->pos[yid[r]] * ystride[d][r];
+      if (d == me) {
+        ydata[off] += alpha * xdata[i];
+      } else {
+        if (off < last[d]) sorted[d] = 0;
+        last[d] = off;
+        out[d].emplace_back(off, xdata[i]);
+      }
+    }
+  });
+  if (P == 1) return;
+
+  std::vector<std::int64_t> send_counts(P, 0);
+  std::vector<double> send;
+  for (int d = 0; d < P; ++d) {
+    send_counts[d] = static_cast<std::int64_t>(out[d].size());
+    if (sorted[d]) {
+      for (const auto& [off, v] : out[d]) send.push_back(v);
+    } else {
+      const auto vals = ordered_values(out[d], Y.local_size(d));
+      send.insert(send.end(), vals.begin(), vals.end());
+    }
+    std::vector<std::pair<std::int64_t, double>>().swap(out[d]);
+  }
+  std::vector<std::int64_t> recv_counts;
+  const auto recv = comm.alltoallv(send, send_counts, recv_counts);
+
+  // ---- receiver: which rank sent each element, in storage order ----------
+  std::vector<std::int64_t> next(P, 0);
+  for (int s = 1; s < P; ++s) next[s] = next[s - 1] + recv_counts[s - 1];
+  const RecvTables rt = recv_tables(X, Y, sum_feeds(X, Y, perm));
+  const auto xparts = rank_parts(X);
+  std::vector<int> xsum(X.comps().size());
+  walk_sums(Y, rt.src_part, [&](std::int64_t i, int base, const std::vector<std::int64_t>& u) {
+    if (!rt.multi.empty()) {
+      for (int c : rt.multi_xcomps) xsum[c] = 0;
+      for (const SumFeed& f : rt.multi) xsum[f.xcomp] += f.sums[u[f.ycomp]];
+      for (int c : rt.multi_xcomps) base += xparts[c][xsum[c] % X.comps()[c].phase];
+    }
+    if (partial) {
+      for (int o : xrep)
+        if (base + o != me) ydata[i] += alpha * recv[next[base + o]++];
+      return;
+    }
+    for (int o : xrep)
+      if (base + o == me) return;  // written locally by the sender phase
+    const int s = base + xrep[me % xrep.size()];
+    ydata[i] += alpha * recv[next[s]++];
+  });
+}
+
+// ---- exact traffic prediction -----------------------------------------------
+
+namespace {
+
+struct Hist {
+  std::vector<int> xcomps, ycomps;          // members of the super-component
+  std::map<std::vector<int>, std::int64_t> counts;  // residues (x then y) -> tuples
+};
+
+// Union-find of X and Y components linked by shared positions.
+std::vector<Hist> super_components(const Layout& X, const Layout& Y, const std::vector<int>& perm) {
+  const int KX = static_cast<int>(X.comps().size()), KY = static_cast<int>(Y.comps().size());
+  std::vector<int> parent(KX + KY);
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](int a) {
+    while (parent[a] != a) a = parent[a] = parent[parent[a]];
+    return a;
+  };
+  const auto xcomp = comp_of_position(X);
+  const auto ycomp = comp_of_position(Y);
+  for (int j = 0; j < Y.shape().order(); ++j) parent[find(KX + ycomp[j])] = find(xcomp[perm[j]]);
+  std::map<int, Hist> sets;
+  for (int c = 0; c < KX; ++c) sets[find(c)].xcomps.push_back(c);
+  for (int r = 0; r < KY; ++r) sets[find(KX + r)].ycomps.push_back(r);
+  std::vector<Hist> out;
+  for (auto& kv : sets) out.push_back(std::move(kv.second));
+  return out;
+}
+
+void fill_hist(const Layout& X, const Layout& Y, const std::vector<int>& perm, Hist& h) {
+  const auto ycomp = comp_of_position(Y);
+  std::vector<int> inv(perm.size());
+  for (std::size_t j = 0; j < perm.size(); ++j) inv[perm[j]] = static_cast<int>(j);
+  const int nx = static_cast<int>(h.xcomps.size()), ny = static_cast<int>(h.ycomps.size());
+  std::vector<int> yslot(Y.comps().size(), -1);
+  for (int k = 0; k < ny; ++k) yslot[h.ycomps[k]] = k;
+  for (int k = 0; k < nx; ++k)
+    if (X.comps()[h.xcomps[k]].table->count == 0) return;  // an edge of length 0: no tuples
+  // Odometer over all tuples of the member X components.
+  std::vector<std::int64_t> u(nx, 0);
+  std::vector<int> key(nx + ny);
+  while (true) {
+    std::fill(key.begin(), key.end(), 0);
+    for (int k = 0; k < nx; ++k) {
+      const Component& xc = X.comps()[h.xcomps[k]];
+      const int* x = xc.table->tuple(u[k]);
+      key[k] = xc.table->residue[u[k]];
+      for (int p = xc.first; p < xc.last; ++p) key[nx + yslot[ycomp[inv[p]]]] += x[p - xc.first];
+    }
+    for (int k = 0; k < ny; ++k) key[nx + k] %= Y.comps()[h.ycomps[k]].phase;
+    h.counts[key] += 1;
+    int k = nx - 1;
+    for (; k >= 0; --k) {
+      if (++u[k] < X.comps()[h.xcomps[k]].table->count) break;
+      u[k] = 0;
+    }
+    if (k < 0) break;
+  }
+}
+
+}  // namespace
+
+std::vector<std::int64_t> remap_traffic(const Layout& X, const Layout& Y, const std::vector<int>& perm, bool partial) {
+  check_perm(X, Y, perm);
+  const int P = X.nranks();
+  std::vector<std::int64_t> words(static_cast<std::size_t>(P) * P, 0);
+  auto sets = super_components(X, Y, perm);
+  for (Hist& h : sets) fill_hist(X, Y, perm, h);
+  const auto xparts = rank_parts(X), yparts = rank_parts(Y);
+  const auto xrep = replica_offsets(X), yrep = replica_offsets(Y);
+  // Combine the histograms: every combination of residues with its count.
+  std::vector<int> xres(X.comps().size(), 0), yres(Y.comps().size(), 0);
+  std::function<void(std::size_t, std::int64_t)> combine = [&](std::size_t s, std::int64_t count) {
+    if (s == sets.size()) {
+      int xb = 0, yb = 0;
+      for (std::size_t c = 0; c < xres.size(); ++c) xb += xparts[c][xres[c]];
+      for (std::size_t r = 0; r < yres.size(); ++r) yb += yparts[r][yres[r]];
+      for (int oy : yrep) {
+        const int d = yb + oy;
+        if (partial) {
+          for (int ox : xrep)
+            if (xb + ox != d) words[static_cast<std::size_t>(xb + ox) * P + d] += count;
+          continue;
+        }
+        bool holds = false;
+        for (int ox : xrep) holds |= (xb + ox == d);
+        if (!holds) words[static_cast<std::size_t>(xb + xrep[d % xrep.size()]) * P + d] += count;
+      }
+      return;
+    }
+    const Hist& h = sets[s];
+    for (const auto& [key, n] : h.counts) {
+      for (std::size_t k = 0; k < h.xcomps.size(); ++k) xres[h.xcomps[k]] = key[k];
+      for (std::size_t k = 0; k < h.ycomps.size(); ++k) yres[h.ycomps[k]] = key[h.xcomps.size() + k];
+      combine(s + 1, count * n);
+    }
+  };
+  combine(0, 1);
+  return words;
+}
+
+}  // namespace cyclocc::tensor

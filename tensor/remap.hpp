@@ -1,0 +1,38 @@
+// Moving tensor data between layouts without sending indices.
+//
+// remap() adds alpha * X into Y, where Y's index positions are a permutation
+// of whole groups of X (Y position j holds X position perm[j]) and Y may have
+// any mapping. Both sides walk the data in Y's canonical order: the sender
+// sorts what it sends to each rank by the receiver's local offset, and the
+// receiver reads its buffers in its own storage order, computing from each
+// element which rank sent it. Only values travel (CTF's dense redistribution).
+//
+// With `partial` set, the replicas of X along its replicated grid dimensions
+// hold partial sums (the output of a contraction split over its contracted
+// indices): every replica sends, and Y receives their sum.
+//
+// remap_traffic() predicts, exactly and without touching the data, the words
+// every rank sends to every other rank, by counting per group of connected
+// components; the contraction's mapping search uses it as its cost model.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tensor/tensor.hpp"
+
+namespace cyclocc::tensor {
+
+void remap(const Tensor& X, Tensor& Y, const std::vector<int>& perm, double alpha, bool partial = false);
+
+// words[s * P + r]: values rank s sends to rank r (s != r).
+std::vector<std::int64_t> remap_traffic(const Layout& X, const Layout& Y, const std::vector<int>& perm,
+                                        bool partial = false);
+
+// Sent plus received words of `rank` from a traffic matrix.
+std::int64_t traffic_of(const std::vector<std::int64_t>& words, int nranks, int rank);
+
+// Identity permutation of n positions.
+std::vector<int> identity_perm(int n);
+
+}  // namespace cyclocc::tensor

@@ -1,0 +1,397 @@
+#include "tensor/spin.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace cyclocc::tensor {
+
+namespace {
+
+// Groups of a symmetry-flag vector, as position lists.
+std::vector<std::vector<int>> groups_of(const std::vector<Sym>& sym) {
+  std::vector<std::vector<int>> g;
+  for (int i = 0; i < static_cast<int>(sym.size()); ++i) {
+    if (i == 0 || sym[i - 1] == Sym::NS) g.push_back({});
+    g.back().push_back(i);
+  }
+  return g;
+}
+
+bool conserves(const std::string& spins) {
+  if (spins.size() % 2) return true;
+  const std::size_t h = spins.size() / 2;
+  return std::count(spins.begin(), spins.begin() + h, 'a') == std::count(spins.begin() + h, spins.end(), 'a');
+}
+
+Shape block_shape(const SpinDims& d, const std::string& spaces, const std::vector<Sym>& sym, const std::string& spins) {
+  std::vector<int> lens;
+  std::vector<Sym> s(sym.size(), Sym::NS);
+  for (std::size_t i = 0; i < spaces.size(); ++i) {
+    lens.push_back(d.len(spaces[i], spins[i]));
+    if (i + 1 < spaces.size() && sym[i] == Sym::AS && spins[i] == spins[i + 1]) s[i] = Sym::AS;
+  }
+  return Shape(lens, s);
+}
+
+}  // namespace
+
+std::vector<std::string> spin_blocks(const std::string& spaces, const std::vector<Sym>& sym) {
+  for (Sym s : sym)
+    if (s == Sym::SY) throw std::invalid_argument("spin tensors support antisymmetric groups only");
+  std::vector<std::string> keys{""};
+  for (const auto& g : groups_of(sym)) {
+    std::vector<std::string> more;
+    for (const std::string& k : keys)
+      for (std::size_t nb = 0; nb <= g.size(); ++nb) more.push_back(k + std::string(g.size() - nb, 'a') + std::string(nb, 'b'));
+    keys.swap(more);
+  }
+  std::vector<std::string> out;
+  for (const auto& k : keys)
+    if (conserves(k)) out.push_back(k);
+  return out;
+}
+
+SpinTensor::SpinTensor(Context& ctx, const SpinDims& dims, std::string spaces, std::vector<Sym> sym, std::string name)
+    : ctx_(&ctx), dims_(dims), spaces_(std::move(spaces)), sym_(std::move(sym)), name_(std::move(name)) {
+  if (sym_.empty()) sym_.assign(spaces_.size(), Sym::NS);
+  if (sym_.size() != spaces_.size()) throw std::invalid_argument("SpinTensor: spaces and sym differ in length");
+  for (std::size_t i = 0; i + 1 < spaces_.size(); ++i)
+    if (sym_[i] == Sym::AS && spaces_[i] != spaces_[i + 1])
+      throw std::invalid_argument("SpinTensor: antisymmetric indices in different spaces");
+  for (const std::string& k : spin_blocks(spaces_, sym_))
+    blocks_.emplace(k, Tensor(ctx, block_shape(dims_, spaces_, sym_, k), name_ + "(" + k + ")"));
+}
+
+namespace {
+
+// The block that holds the same numbers as `key` with every spin flipped:
+// its key, and for each of its positions the position of `key` it reads,
+// with the sign of that reordering inside antisymmetric groups.
+struct Flip {
+  std::string key;
+  std::string order;  // labels of the partner: block(labels) = sign * partner(order)
+  int sign = 1;
+};
+
+Flip flip_of(const std::string& key, const std::vector<Sym>& sym) {
+  Flip f;
+  for (const auto& g : groups_of(sym)) {
+    std::vector<int> pos = g;
+    auto flipped = [&](int p) { return key[p] == 'a' ? 'b' : 'a'; };
+    std::stable_sort(pos.begin(), pos.end(), [&](int x, int y) { return flipped(x) < flipped(y); });
+    for (std::size_t a = 0; a < pos.size(); ++a)
+      for (std::size_t b = a + 1; b < pos.size(); ++b)
+        if (pos[a] > pos[b]) f.sign = -f.sign;
+    for (int p : pos) {
+      f.key += flipped(p);
+      f.order += static_cast<char>('a' + p);
+    }
+  }
+  return f;
+}
+
+}  // namespace
+
+bool SpinTensor::derived(const std::string& spins) const {
+  return dims_.restricted && flip_of(spins, sym_).key < spins;
+}
+
+void SpinTensor::fill_derived() {
+  if (!dims_.restricted) return;
+  std::string labels;
+  for (int p = 0; p < order(); ++p) labels += static_cast<char>('a' + p);
+  for (auto& [key, block] : blocks_) {
+    if (!derived(key)) continue;
+    const Flip f = flip_of(key, sym_);  // the partner of a derived block is not derived
+    tensor::sum(f.sign, blocks_.at(f.key), f.order, 0.0, block, labels);
+  }
+}
+
+void SpinTensor::flip_symmetrize() {
+  std::string labels;
+  for (int p = 0; p < order(); ++p) labels += static_cast<char>('a' + p);
+  const std::map<std::string, Tensor> before = blocks_;
+  for (auto& [key, block] : blocks_) {
+    // X(spins) = X(flipped spins): the flipped element lives in block f.key.
+    const Flip f = flip_of(key, sym_);
+    block.scale(0.5);
+    tensor::sum(0.5 * f.sign, before.at(f.key), f.order, 1.0, block, labels);
+  }
+  fill_derived();
+}
+
+SpinTensor SpinTensor::zeros_like(const SpinTensor& like, std::string name) {
+  return SpinTensor(like.ctx(), like.dims_, like.spaces_, like.sym_, std::move(name));
+}
+
+std::vector<std::string> SpinTensor::block_keys() const {
+  std::vector<std::string> k;
+  for (const auto& kv : blocks_) k.push_back(kv.first);
+  return k;
+}
+
+Tensor& SpinTensor::block(const std::string& spins) {
+  auto it = blocks_.find(spins);
+  if (it == blocks_.end()) throw std::out_of_range("SpinTensor " + name_ + ": no block " + spins);
+  return it->second;
+}
+const Tensor& SpinTensor::block(const std::string& spins) const {
+  auto it = blocks_.find(spins);
+  if (it == blocks_.end()) throw std::out_of_range("SpinTensor " + name_ + ": no block " + spins);
+  return it->second;
+}
+
+void SpinTensor::set_zero() {
+  for (auto& kv : blocks_) kv.second.set_zero();
+}
+void SpinTensor::scale(double alpha) {
+  for (auto& kv : blocks_) kv.second.scale(alpha);
+}
+double SpinTensor::dot(const SpinTensor& o) const {
+  double s = 0;
+  for (const auto& kv : blocks_) s += kv.second.dot(o.block(kv.first));
+  return s;
+}
+double SpinTensor::norm2() const { return std::sqrt(dot(*this)); }
+
+IndexedT<SpinTensor> SpinTensor::operator[](const std::string& labels) { return IndexedT<SpinTensor>(this, labels); }
+IndexedT<SpinTensor> SpinTensor::operator[](const std::string& labels) const {
+  return IndexedT<SpinTensor>(const_cast<SpinTensor*>(this), labels);
+}
+
+// ---- expansion of a spin-orbital expression into block operations ----------
+
+namespace {
+
+using Perm = std::vector<int>;  // position i of the output labels -> position perm[i]
+
+Perm compose(const Perm& a, const Perm& b) {
+  Perm c(b.size());
+  for (std::size_t i = 0; i < b.size(); ++i) c[i] = a[b[i]];
+  return c;
+}
+
+// All permutations that stay inside each group, with their parity.
+std::vector<std::pair<Perm, int>> group_permutations(const std::vector<std::vector<int>>& groups, int n) {
+  Perm id(n);
+  std::iota(id.begin(), id.end(), 0);
+  std::vector<std::pair<Perm, int>> all{{id, 1}};
+  for (const auto& g : groups) {
+    if (g.size() < 2) continue;
+    std::vector<int> p(g.size());
+    std::iota(p.begin(), p.end(), 0);
+    std::vector<std::pair<Perm, int>> more;
+    do {
+      int sign = 1;
+      for (std::size_t a = 0; a < p.size(); ++a)
+        for (std::size_t b = a + 1; b < p.size(); ++b)
+          if (p[a] > p[b]) sign = -sign;
+      for (auto [perm, s] : all) {
+        for (std::size_t t = 0; t < g.size(); ++t) perm[g[t]] = g[p[t]];
+        more.push_back({perm, s * sign});
+      }
+    } while (std::next_permutation(p.begin(), p.end()));
+    all.swap(more);
+  }
+  return all;
+}
+
+struct Operand {
+  const SpinTensor* t;
+  std::string labels;
+};
+
+struct BlockTerm {
+  double coef = 0;
+  std::string ablock, la, bblock, lb;
+};
+
+// The operand's block for the given per-label spins: labels sorted alpha first
+// inside each group (stable), with the sign of the sort. Empty if no block.
+std::pair<std::string, std::string> operand_block(const SpinTensor& T, const std::string& labels,
+                                                  const std::map<char, char>& spin, int& sign) {
+  std::string key, out;
+  for (const auto& g : groups_of(T.sym())) {
+    std::vector<int> pos = g;
+    std::stable_sort(pos.begin(), pos.end(), [&](int x, int y) { return spin.at(labels[x]) < spin.at(labels[y]); });
+    for (std::size_t a = 0; a < pos.size(); ++a)
+      for (std::size_t b = a + 1; b < pos.size(); ++b)
+        if (pos[a] > pos[b]) sign = -sign;
+    for (int p : pos) {
+      key += spin.at(labels[p]);
+      out += labels[p];
+    }
+  }
+  if (!T.has_block(key)) return {"", ""};
+  return {key, out};
+}
+
+// Renames contracted labels in order of first appearance, so equal terms
+// that differ by the names of their summation indices compare equal.
+void canonical_names(BlockTerm& t, const std::string& lc) {
+  static const std::string pool = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::map<char, char> rename;
+  std::size_t next = 0;
+  auto fix = [&](std::string& s) {
+    for (char& c : s) {
+      if (lc.find(c) != std::string::npos) continue;
+      if (!rename.count(c)) {
+        while (lc.find(pool[next]) != std::string::npos) ++next;
+        rename[c] = pool[next++];
+      }
+      c = rename[c];
+    }
+  };
+  fix(t.la);
+  fix(t.lb);
+}
+
+std::map<std::string, std::vector<BlockTerm>> expand(const std::vector<Operand>& ops, const SpinTensor& C,
+                                                     const std::string& lc) {
+  const int n = static_cast<int>(lc.size());
+  const auto cgroups = groups_of(C.sym());
+  const auto G = group_permutations(cgroups, n);
+  // Which operand group each output label comes from.
+  std::vector<std::pair<int, int>> cls(n, {-1, -1});
+  for (int i = 0; i < n; ++i)
+    for (std::size_t o = 0; o < ops.size(); ++o) {
+      const auto og = groups_of(ops[o].t->sym());
+      for (std::size_t g = 0; g < og.size(); ++g)
+        for (int p : og[g])
+          if (ops[o].labels[p] == lc[i]) cls[i] = {static_cast<int>(o), static_cast<int>(g)};
+    }
+  std::vector<Perm> H;
+  for (const auto& [p, s] : G) {
+    bool keep = true;
+    for (int i = 0; i < n; ++i) keep &= cls[p[i]] == cls[i];
+    if (keep) H.push_back(p);
+  }
+  std::string contracted;
+  for (const Operand& op : ops)
+    for (char c : op.labels)
+      if (lc.find(c) == std::string::npos && contracted.find(c) == std::string::npos) contracted += c;
+
+  std::map<std::string, std::vector<BlockTerm>> out;
+  for (const std::string& s : C.block_keys()) {
+    std::vector<Perm> Gs;
+    for (const auto& [p, sg] : G) {
+      bool keep = true;
+      for (int i = 0; i < n; ++i) keep &= s[p[i]] == s[i];
+      if (keep) Gs.push_back(p);
+    }
+    std::map<Perm, std::pair<Perm, int>> reps;  // double coset key -> (representative, sign)
+    for (const auto& [tau, sign] : G) {
+      Perm key;
+      for (const Perm& g : Gs)
+        for (const Perm& h : H) {
+          Perm c = compose(g, compose(tau, h));
+          if (key.empty() || c < key) key = c;
+        }
+      reps.emplace(key, std::make_pair(tau, sign));
+    }
+    std::vector<BlockTerm>& terms = out[s];
+    for (const auto& [key, rep] : reps) {
+      const auto& [tau, tsign] = rep;
+      std::map<char, char> rename;
+      for (int i = 0; i < n; ++i) rename[lc[i]] = lc[tau[i]];
+      std::vector<std::string> relabelled;
+      for (const Operand& op : ops) {
+        std::string l = op.labels;
+        for (char& c : l)
+          if (rename.count(c)) c = rename[c];
+        relabelled.push_back(l);
+      }
+      for (int mask = 0; mask < (1 << contracted.size()); ++mask) {
+        std::map<char, char> spin;
+        for (int i = 0; i < n; ++i) spin[lc[i]] = s[i];
+        for (std::size_t k = 0; k < contracted.size(); ++k) spin[contracted[k]] = (mask >> k) & 1 ? 'b' : 'a';
+        BlockTerm t;
+        int sign = tsign;
+        auto [ka, la] = operand_block(*ops[0].t, relabelled[0], spin, sign);
+        if (ka.empty()) continue;
+        t.ablock = ka;
+        t.la = la;
+        if (ops.size() > 1) {
+          auto [kb, lb] = operand_block(*ops[1].t, relabelled[1], spin, sign);
+          if (kb.empty()) continue;
+          t.bblock = kb;
+          t.lb = lb;
+        }
+        t.coef = sign;
+        canonical_names(t, lc);
+        auto same = std::find_if(terms.begin(), terms.end(), [&](const BlockTerm& u) {
+          return u.ablock == t.ablock && u.la == t.la && u.bblock == t.bblock && u.lb == t.lb;
+        });
+        if (same != terms.end()) same->coef += t.coef;
+        else terms.push_back(t);
+      }
+    }
+    terms.erase(std::remove_if(terms.begin(), terms.end(), [](const BlockTerm& t) { return t.coef == 0; }),
+                terms.end());
+  }
+  return out;
+}
+
+std::string structure_key(const SpinTensor& T, const std::string& l) {
+  std::string k = l + ":" + T.spaces() + ":";
+  for (Sym s : T.sym()) k += static_cast<char>('0' + static_cast<int>(s));
+  return k;
+}
+
+// The expansion of one spin-orbital expression, cached in the Context.
+struct SpinExpansion {
+  std::map<std::string, std::vector<BlockTerm>> terms;
+};
+
+const SpinExpansion& cached_expansion(const std::vector<Operand>& ops, const SpinTensor& C, const std::string& lc) {
+  std::string key = "spin|" + structure_key(C, lc);
+  for (const Operand& op : ops) key += "|" + structure_key(*op.t, op.labels);
+  auto& cache = C.ctx().extensions();
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    auto e = std::make_shared<SpinExpansion>();
+    e->terms = expand(ops, C, lc);
+    it = cache.emplace(key, e).first;
+  }
+  return *std::static_pointer_cast<const SpinExpansion>(it->second);
+}
+
+bool empty_block(const Tensor& t) { return t.shape().packed_size() == 0; }
+
+}  // namespace
+
+void contract(double alpha, const SpinTensor& A, const std::string& la, const SpinTensor& B, const std::string& lb,
+              double beta, SpinTensor& C, const std::string& lc) {
+  if (beta != 1.0) C.scale(beta);
+  const auto& e = cached_expansion({{&A, la}, {&B, lb}}, C, lc);
+  for (const auto& [cblock, terms] : e.terms) {
+    Tensor& Z = C.block(cblock);
+    if (empty_block(Z) || C.derived(cblock)) continue;
+    for (const BlockTerm& t : terms) {
+      const Tensor& X = A.block(t.ablock);
+      const Tensor& Y = B.block(t.bblock);
+      if (empty_block(X) || empty_block(Y)) continue;
+      contract(alpha * t.coef, X, t.la, Y, t.lb, 1.0, Z, lc);
+    }
+  }
+  C.fill_derived();
+}
+
+void sum(double alpha, const SpinTensor& A, const std::string& la, double beta, SpinTensor& B, const std::string& lb) {
+  if (beta != 1.0) B.scale(beta);
+  const auto& e = cached_expansion({{&A, la}}, B, lb);
+  for (const auto& [bblock, terms] : e.terms) {
+    Tensor& Z = B.block(bblock);
+    if (empty_block(Z) || B.derived(bblock)) continue;
+    for (const BlockTerm& t : terms) {
+      const Tensor& X = A.block(t.ablock);
+      if (empty_block(X)) continue;
+      sum(alpha * t.coef, X, t.la, 1.0, Z, lb);
+    }
+  }
+  B.fill_derived();
+}
+
+}  // namespace cyclocc::tensor

@@ -1,0 +1,99 @@
+// Spin-integrated tensors: a spin-orbital quantity held as its spin blocks,
+// with spin-orbital equations expanded into every allowed spin case (as in
+// Aquarius; Solomonik et al., seeds/000 §3).
+//
+// A SpinTensor has one orbital space per index ('o' occupied, 'v' virtual)
+// and antisymmetric groups as in Shape. Its first half of indices are upper
+// (creation), the second half lower; a block exists when it conserves spin
+// between the halves. A block is named by one spin per index, 'a' (alpha) or
+// 'b' (beta), alpha before beta inside each antisymmetric group, e.g. T2 has
+// "aaaa", "abab", "bbbb" and T3 "aaaaaa", "aabaab", "abbabb", "bbbbbb". Inside
+// a block, indices of the same group and spin stay antisymmetric (packed).
+//
+// contract() and sum() take the spin-orbital expression (factors as in
+// contract.hpp, output symmetry applied at the spin-orbital level) and issue
+// one block contraction per distinct spin case: for each output block s and
+// each double coset G_s t H of the output's permutation group G (G_s: the
+// permutations that keep s; H: those the product already has), the relabelled
+// product t*P goes into block s, whose own antisymmetry then adds G_s / H.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tensor/contract.hpp"
+#include "tensor/expr.hpp"
+#include "tensor/tensor.hpp"
+
+namespace cyclocc::tensor {
+
+struct SpinDims {
+  int occ[2] = {0, 0};  // [0] alpha, [1] beta
+  int vir[2] = {0, 0};
+  // Closed shell: every quantity is unchanged when all spins are flipped, so a
+  // block and its flipped partner hold the same numbers (up to a reordering of
+  // indices and a sign). Only one of each pair is computed; the other is
+  // filled from it. Requires equal alpha and beta dimensions.
+  bool restricted = false;
+  int len(char space, char spin) const {
+    const int s = spin == 'a' ? 0 : 1;
+    return space == 'o' ? occ[s] : vir[s];
+  }
+};
+
+class SpinTensor {
+ public:
+  SpinTensor(Context& ctx, const SpinDims& dims, std::string spaces, std::vector<Sym> sym, std::string name = "");
+  // Same structure, zero blocks.
+  static SpinTensor zeros_like(const SpinTensor& like, std::string name = "");
+
+  Context& ctx() const { return *ctx_; }
+  const SpinDims& dims() const { return dims_; }
+  const std::string& spaces() const { return spaces_; }
+  const std::vector<Sym>& sym() const { return sym_; }
+  int order() const { return static_cast<int>(spaces_.size()); }
+  const std::string& name() const { return name_; }
+
+  std::vector<std::string> block_keys() const;
+  // In a restricted calculation: whether a block is filled from its flipped partner.
+  bool derived(const std::string& spins) const;
+  // Fills every derived block from its partner (no-op unless restricted).
+  void fill_derived();
+  // Makes the blocks closed-shell (unchanged by a global spin flip): each
+  // block is averaged with the flipped image of its partner, then derived
+  // blocks are filled. For preparing restricted inputs (e.g. random tests).
+  void flip_symmetrize();
+  bool has_block(const std::string& spins) const { return blocks_.count(spins) != 0; }
+  Tensor& block(const std::string& spins);
+  const Tensor& block(const std::string& spins) const;
+
+  void set_zero();
+  void scale(double alpha);
+  // Sum of the packed dot products of all blocks (every unique amplitude once).
+  double dot(const SpinTensor& o) const;
+  double norm2() const;
+
+  IndexedT<SpinTensor> operator[](const std::string& labels);
+  IndexedT<SpinTensor> operator[](const std::string& labels) const;
+
+ private:
+  Context* ctx_;
+  SpinDims dims_;
+  std::string spaces_;
+  std::vector<Sym> sym_;
+  std::string name_;
+  std::map<std::string, Tensor> blocks_;
+};
+
+// Every spin block key of a structure (alpha first inside each group),
+// conserving spin between the upper and lower halves.
+std::vector<std::string> spin_blocks(const std::string& spaces, const std::vector<Sym>& sym);
+
+void contract(double alpha, const SpinTensor& A, const std::string& la, const SpinTensor& B, const std::string& lb,
+              double beta, SpinTensor& C, const std::string& lc);
+void sum(double alpha, const SpinTensor& A, const std::string& la, double beta, SpinTensor& B,
+         const std::string& lb);
+
+}  // namespace cyclocc::tensor

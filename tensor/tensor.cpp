@@ -1,0 +1,360 @@
+#include "parallel/comm.hpp"
+#include "tensor/tensor.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "tensor/contract.hpp"
+#include "tensor/expr.hpp"
+#include "tensor/remap.hpp"
+
+namespace cyclocc::tensor {
+
+double random_value(std::uint64_t seed, std::int64_t k) {
+  // splitmix64 (Steele, Lea, Flood 2014) of the seed and the element index.
+  std::uint64_t z = seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(k) + 0x632BE59BD9B4E019ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;
+}
+
+Tensor::Tensor(Context& ctx, Shape shape, std::string name)
+    : Tensor(ctx, shape, ctx.default_mapping(shape), std::move(name)) {}
+
+Tensor::Tensor(Context& ctx, Shape shape, const Mapping& map, std::string name)
+    : ctx_(&ctx), layout_(ctx.layout(shape, map)), name_(std::move(name)) {
+  data_.assign(static_cast<std::size_t>(layout_->local_size()), 0.0);
+}
+
+Tensor Tensor::zeros_like(const Tensor& like, std::string name) {
+  return Tensor(like.ctx(), like.shape(), like.mapping(), std::move(name));
+}
+
+void Tensor::redistribute(const Mapping& map) {
+  if (map.normalized() == mapping()) return;
+  Tensor y(ctx(), shape(), map, name_);
+  remap(*this, y, identity_perm(order()), 1.0);
+  layout_ = y.layout_;
+  data_.swap(y.data_);
+}
+
+namespace {
+
+// Walks the local elements with their global index tuple.
+template <class F>
+void walk_indices(const Layout& L, F&& f) {
+  const int K = static_cast<int>(L.comps().size());
+  const std::int64_t n = L.local_size();
+  if (n == 0) return;
+  int x[kMaxOrder] = {0};
+  std::vector<std::int64_t> u(K, 0);
+  auto load = [&](int c) {
+    const Component& comp = L.comps()[c];
+    const int* t = comp.table->tuple(L.local_ids(c)[u[c]]);
+    std::copy(t, t + (comp.last - comp.first), x + comp.first);
+  };
+  for (int c = 0; c < K; ++c) load(c);
+  for (std::int64_t i = 0; i < n; ++i) {
+    f(static_cast<const int*>(x), i);
+    for (int c = K - 1; c >= 0; --c) {
+      if (++u[c] < L.extent()[c]) {
+        load(c);
+        break;
+      }
+      u[c] = 0;
+      load(c);
+    }
+  }
+}
+
+// Residues and, on `rank`, the local offset of the element with tuple x.
+struct Place {
+  std::vector<int> res;
+  std::int64_t offset = 0;
+};
+
+Place locate(const Layout& L, const int* x, int rank) {
+  Place p;
+  const auto stride = L.strides(rank);
+  for (std::size_t c = 0; c < L.comps().size(); ++c) {
+    const Component& comp = L.comps()[c];
+    const std::int64_t id = comp.table->id(x + comp.first);
+    p.res.push_back(comp.table->residue[id]);
+    p.offset += comp.table->pos[id] * stride[c];
+  }
+  return p;
+}
+
+}  // namespace
+
+void Tensor::write(const std::vector<std::int64_t>& keys, const std::vector<double>& values, double alpha,
+                   double beta) {
+  if (keys.size() != values.size()) throw std::invalid_argument("write: keys and values differ in length");
+  if (beta != 1.0) scale(beta);
+  const Layout& L = *layout_;
+  const int P = ctx().nranks();
+  const std::int64_t n = shape().packed_size();
+  std::vector<std::vector<std::int64_t>> k_out(P);
+  std::vector<std::vector<double>> v_out(P);
+  int x[kMaxOrder];
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i] < 0 || keys[i] >= n) throw std::out_of_range("write: key outside the tensor");
+    packed_unindex(shape(), keys[i], x);
+    for (int r : L.holders(locate(L, x, 0).res)) {
+      k_out[r].push_back(keys[i]);
+      v_out[r].push_back(values[i]);
+    }
+  }
+  std::vector<std::int64_t> counts(P), kflat;
+  std::vector<double> vflat;
+  for (int r = 0; r < P; ++r) {
+    counts[r] = static_cast<std::int64_t>(k_out[r].size());
+    kflat.insert(kflat.end(), k_out[r].begin(), k_out[r].end());
+    vflat.insert(vflat.end(), v_out[r].begin(), v_out[r].end());
+  }
+  std::vector<std::int64_t> rc;
+  const auto kin = ctx().comm().alltoallv(kflat, counts, rc);
+  const auto vin = ctx().comm().alltoallv(vflat, counts, rc);
+  for (std::size_t i = 0; i < kin.size(); ++i) {
+    packed_unindex(shape(), kin[i], x);
+    data_[locate(L, x, ctx().rank()).offset] += alpha * vin[i];
+  }
+}
+
+std::vector<double> Tensor::read(const std::vector<std::int64_t>& keys) const {
+  const Layout& L = *layout_;
+  const int P = ctx().nranks(), me = ctx().rank();
+  const std::int64_t n = shape().packed_size();
+  std::vector<std::vector<std::int64_t>> k_out(P);
+  std::vector<std::vector<std::size_t>> where(P);
+  int x[kMaxOrder];
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i] < 0 || keys[i] >= n) throw std::out_of_range("read: key outside the tensor");
+    packed_unindex(shape(), keys[i], x);
+    const auto h = L.holders(locate(L, x, 0).res);
+    const int r = std::find(h.begin(), h.end(), me) != h.end() ? me : h.front();
+    k_out[r].push_back(keys[i]);
+    where[r].push_back(i);
+  }
+  std::vector<std::int64_t> counts(P), kflat, rc;
+  for (int r = 0; r < P; ++r) {
+    counts[r] = static_cast<std::int64_t>(k_out[r].size());
+    kflat.insert(kflat.end(), k_out[r].begin(), k_out[r].end());
+  }
+  const auto kin = ctx().comm().alltoallv(kflat, counts, rc);
+  std::vector<double> answer(kin.size());
+  for (std::size_t i = 0; i < kin.size(); ++i) {
+    packed_unindex(shape(), kin[i], x);
+    answer[i] = data_[locate(L, x, me).offset];
+  }
+  std::vector<std::int64_t> back;
+  const auto vin = ctx().comm().alltoallv(answer, rc, back);
+  std::vector<double> out(keys.size());
+  std::size_t pos = 0;
+  for (int r = 0; r < P; ++r)
+    for (std::size_t i : where[r]) out[i] = vin[pos++];
+  return out;
+}
+
+void Tensor::fill_random(std::uint64_t seed) {
+  const Shape& s = shape();
+  walk_indices(*layout_, [&](const int* x, std::int64_t i) { data_[i] = random_value(seed, packed_index(s, x)); });
+}
+
+void Tensor::set_zero() { std::fill(data_.begin(), data_.end(), 0.0); }
+
+void Tensor::scale(double alpha) {
+  if (alpha == 0.0) return set_zero();
+  for (double& v : data_) v *= alpha;
+}
+
+void Tensor::transform(const std::function<void(const int*, double&)>& f) {
+  walk_indices(*layout_, [&](const int* x, std::int64_t i) { f(x, data_[i]); });
+}
+
+void Tensor::for_each(const std::function<void(const int*, double)>& f) const {
+  walk_indices(*layout_, [&](const int* x, std::int64_t i) { f(x, data_[i]); });
+}
+
+double Tensor::dot(const Tensor& o) const {
+  if (!(o.shape() == shape())) throw std::invalid_argument("dot: shapes differ");
+  const Tensor* other = &o;
+  Tensor moved(ctx(), shape(), mapping());
+  if (!(o.mapping() == mapping())) {
+    remap(o, moved, identity_perm(order()), 1.0);
+    other = &moved;
+  }
+  double s = 0;
+  if (layout_->first_replica())
+    for (std::size_t i = 0; i < data_.size(); ++i) s += data_[i] * other->data_[i];
+  return ctx().comm().allreduce_sum(s);
+}
+
+double Tensor::norm2() const { return std::sqrt(dot(*this)); }
+
+double Tensor::max_abs() const {
+  double m = 0;
+  for (double v : data_) m = std::max(m, std::abs(v));
+  return ctx().comm().allreduce_max(m);
+}
+
+std::int64_t Tensor::slab_begin(int rank) const {
+  const std::int64_t n = shape().packed_size();
+  const int P = ctx().nranks();
+  return rank * (n / P) + std::min<std::int64_t>(rank, n % P);
+}
+
+namespace {
+
+// Canonical index contribution of each local tuple of each component.
+std::vector<std::vector<std::int64_t>> canonical_parts(const Layout& L) {
+  const auto groups = L.shape().groups();
+  std::vector<std::int64_t> gstride(groups.size(), 1);
+  for (int g = static_cast<int>(groups.size()) - 2; g >= 0; --g)
+    gstride[g] = gstride[g + 1] * group_count(groups[g + 1].len, groups[g + 1].size, groups[g + 1].sym);
+  std::vector<std::vector<std::int64_t>> parts(L.comps().size());
+  for (std::size_t c = 0; c < L.comps().size(); ++c) {
+    const Component& comp = L.comps()[c];
+    for (std::int32_t id : L.local_ids(static_cast<int>(c))) {
+      const int* x = comp.table->tuple(id);
+      std::int64_t k = 0;
+      for (std::size_t g = 0; g < groups.size(); ++g) {
+        const Group& gr = groups[g];
+        if (gr.first < comp.first || gr.first >= comp.last) continue;
+        k += group_rank(x + gr.first - comp.first, gr.size, gr.len, gr.sym) * gstride[g];
+      }
+      parts[c].push_back(k);
+    }
+  }
+  return parts;
+}
+
+// Residues of the components for the element with canonical index k.
+std::vector<int> residues_of_index(const Layout& L, std::int64_t k) {
+  int x[kMaxOrder];
+  packed_unindex(L.shape(), k, x);
+  std::vector<int> res;
+  for (const Component& comp : L.comps()) res.push_back(comp.table->residue[comp.table->id(x + comp.first)]);
+  return res;
+}
+
+}  // namespace
+
+std::vector<double> Tensor::export_slab() const {
+  const Layout& L = *layout_;
+  const int P = ctx().nranks();
+  std::vector<std::int64_t> counts(P, 0);
+  std::vector<double> send;
+  if (L.first_replica()) {
+    // Local order is canonical order, so each destination's part is sorted.
+    const auto parts = canonical_parts(L);
+    send.reserve(data_.size());
+    std::vector<std::int64_t> u(L.comps().size(), 0);
+    int dest = 0;
+    for (std::size_t i = 0; i < data_.size(); ++i) {
+      std::int64_t k = 0;
+      for (std::size_t c = 0; c < u.size(); ++c) k += parts[c][u[c]];
+      while (dest + 1 < P && k >= slab_begin(dest + 1)) ++dest;
+      ++counts[dest];
+      send.push_back(data_[i]);
+      for (int c = static_cast<int>(u.size()) - 1; c >= 0; --c) {
+        if (++u[c] < L.extent()[c]) break;
+        u[c] = 0;
+      }
+    }
+  }
+  std::vector<std::int64_t> rc;
+  const auto recv = ctx().comm().alltoallv(send, counts, rc);
+  std::vector<std::int64_t> next(P, 0);
+  for (int s = 1; s < P; ++s) next[s] = next[s - 1] + rc[s - 1];
+  const std::int64_t b = slab_begin(ctx().rank()), e = slab_begin(ctx().rank() + 1);
+  std::vector<double> slab(static_cast<std::size_t>(e - b));
+  for (std::int64_t k = b; k < e; ++k) slab[k - b] = recv[next[L.holders(residues_of_index(L, k)).front()]++];
+  return slab;
+}
+
+void Tensor::import_slab(const std::vector<double>& slab) {
+  const Layout& L = *layout_;
+  const int P = ctx().nranks();
+  const std::int64_t b = slab_begin(ctx().rank()), e = slab_begin(ctx().rank() + 1);
+  if (static_cast<std::int64_t>(slab.size()) != e - b) throw std::invalid_argument("import_slab: wrong slab size");
+  std::vector<std::vector<double>> out(P);
+  for (std::int64_t k = b; k < e; ++k)
+    for (int r : L.holders(residues_of_index(L, k))) out[r].push_back(slab[k - b]);
+  std::vector<std::int64_t> counts(P), rc;
+  std::vector<double> send;
+  for (int r = 0; r < P; ++r) {
+    counts[r] = static_cast<std::int64_t>(out[r].size());
+    send.insert(send.end(), out[r].begin(), out[r].end());
+  }
+  const auto recv = ctx().comm().alltoallv(send, counts, rc);
+  // Received in canonical order from each slab owner; local order is
+  // canonical order, so walk it and take from the owner of each index.
+  std::vector<std::int64_t> next(P, 0);
+  for (int s = 1; s < P; ++s) next[s] = next[s - 1] + rc[s - 1];
+  const auto parts = canonical_parts(L);
+  std::vector<std::int64_t> u(L.comps().size(), 0);
+  int owner = 0;
+  for (std::size_t i = 0; i < data_.size(); ++i) {
+    std::int64_t k = 0;
+    for (std::size_t c = 0; c < u.size(); ++c) k += parts[c][u[c]];
+    while (owner + 1 < P && k >= slab_begin(owner + 1)) ++owner;
+    data_[i] = recv[next[owner]++];
+    for (int c = static_cast<int>(u.size()) - 1; c >= 0; --c) {
+      if (++u[c] < L.extent()[c]) break;
+      u[c] = 0;
+    }
+  }
+}
+
+std::vector<double> Tensor::gather_all() const {
+  const auto slab = export_slab();
+  const int P = ctx().nranks();
+  std::vector<std::int64_t> counts(P, static_cast<std::int64_t>(slab.size())), rc;
+  std::vector<double> send;
+  for (int r = 0; r < P; ++r) send.insert(send.end(), slab.begin(), slab.end());
+  return ctx().comm().alltoallv(send, counts, rc);
+}
+
+}  // namespace cyclocc::tensor
+
+namespace cyclocc::tensor {
+Indexed Tensor::operator[](const std::string& labels) { return Indexed(this, labels); }
+Indexed Tensor::operator[](const std::string& labels) const { return Indexed(const_cast<Tensor*>(this), labels); }
+}  // namespace cyclocc::tensor
+
+namespace cyclocc::tensor {
+double Tensor::scalar() const {
+  if (order() != 0) throw std::invalid_argument("scalar: tensor has indices");
+  return data_.empty() ? 0.0 : data_[0];
+}
+}  // namespace cyclocc::tensor
+
+namespace cyclocc::tensor {
+Tensor Tensor::slice(const std::vector<int>& offsets, const Shape& yshape, std::string name) const {
+  if (static_cast<int>(offsets.size()) != order() || yshape.order() != order())
+    throw std::invalid_argument("slice: offsets and shape must match the tensor's order");
+  for (int i = 0; i < order(); ++i)
+    if (offsets[i] < 0 || offsets[i] + yshape.lens[i] > shape().lens[i])
+      throw std::invalid_argument("slice: range outside the tensor");
+  Tensor y(ctx(), yshape, std::move(name));
+  // Pull: every rank asks for the source elements of its own elements.
+  std::vector<std::int64_t> keys;
+  std::vector<int> sign;
+  std::vector<std::int64_t> where;
+  int x[kMaxOrder];
+  walk_indices(y.layout(), [&](const int* yi, std::int64_t i) {
+    for (int k = 0; k < order(); ++k) x[k] = offsets[k] + yi[k];
+    const int s = canonicalize(shape(), x);
+    if (s == 0) return;
+    keys.push_back(packed_index(shape(), x));
+    sign.push_back(s);
+    where.push_back(i);
+  });
+  const auto vals = read(keys);
+  for (std::size_t k = 0; k < vals.size(); ++k) y.data()[where[k]] = sign[k] * vals[k];
+  return y;
+}
+}  // namespace cyclocc::tensor

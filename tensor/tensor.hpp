@@ -1,0 +1,100 @@
+// A distributed tensor with packed symmetric groups (see layout.hpp).
+//
+// All member functions that touch other ranks' data are collective: every rank
+// of the Context's communicator calls them in the same order.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tensor/context.hpp"
+#include "tensor/layout.hpp"
+#include "tensor/shape.hpp"
+
+namespace cyclocc::tensor {
+
+class Tensor;
+template <class T>
+class IndexedT;
+using Indexed = IndexedT<Tensor>;
+
+class Tensor {
+ public:
+  // A zero tensor with the default mapping (or the given one).
+  Tensor(Context& ctx, Shape shape, std::string name = "");
+  Tensor(Context& ctx, Shape shape, const Mapping& map, std::string name = "");
+  // A zero tensor with the same shape and mapping as `like`.
+  static Tensor zeros_like(const Tensor& like, std::string name = "");
+
+  Context& ctx() const { return *ctx_; }
+  const Shape& shape() const { return layout_->shape(); }
+  const Mapping& mapping() const { return layout_->mapping(); }
+  const Layout& layout() const { return *layout_; }
+  std::shared_ptr<const Layout> layout_ptr() const { return layout_; }
+  int order() const { return shape().order(); }
+  const std::string& name() const { return name_; }
+  void set_name(std::string n) { name_ = std::move(n); }
+
+  std::vector<double>& data() { return data_; }
+  const std::vector<double>& data() const { return data_; }
+
+  // Moves the data into another mapping (collective).
+  void redistribute(const Mapping& map);
+
+  // Sparse access by canonical packed index (packed_index in shape.hpp), from
+  // any rank. write: element = beta*element + alpha*value (a key may appear
+  // several times, also on several ranks: contributions add). read: values of
+  // the requested keys.
+  void write(const std::vector<std::int64_t>& keys, const std::vector<double>& values, double alpha = 1.0,
+             double beta = 0.0);
+  std::vector<double> read(const std::vector<std::int64_t>& keys) const;
+
+  // Deterministic uniform values in [-1, 1) from the seed and each element's
+  // canonical index: the same tensor on any number of ranks.
+  void fill_random(std::uint64_t seed);
+  void set_zero();
+  void scale(double alpha);
+  // Calls f(global index tuple, value) for every local element.
+  void transform(const std::function<void(const int* idx, double& v)>& f);
+  void for_each(const std::function<void(const int* idx, double v)>& f) const;
+
+  // Sums over the packed (unique) elements; `o` may have another mapping.
+  double dot(const Tensor& o) const;
+  double norm2() const;  // sqrt of dot(*this, *this)
+  double max_abs() const;
+
+  // Canonical packed order in contiguous slabs: rank r holds elements
+  // [slab_begin(r), slab_begin(r+1)). For checkpoints.
+  std::int64_t slab_begin(int rank) const;
+  std::vector<double> export_slab() const;
+  void import_slab(const std::vector<double>& slab);
+
+  // A sub-range of the indices as a new tensor of shape `shape`: element y is
+  // this tensor at offsets + y (read through its symmetry, with sign). Used to
+  // cut occupied and virtual blocks out of an orbital index.
+  Tensor slice(const std::vector<int>& offsets, const Shape& shape, std::string name = "") const;
+
+  // Every rank receives the whole packed array in canonical order (tests).
+  std::vector<double> gather_all() const;
+
+  // Index-string access for the expression layer: T["abij"]. Operands may be
+  // const; only the left-hand side of =, += and -= is written.
+  Indexed operator[](const std::string& labels);
+  Indexed operator[](const std::string& labels) const;
+  // The value of an order-0 tensor (held by every rank).
+  double scalar() const;
+
+ private:
+  Context* ctx_;
+  std::shared_ptr<const Layout> layout_;
+  std::vector<double> data_;
+  std::string name_;
+};
+
+// splitmix64 hash: the random value of element k for a seed (in [-1, 1)).
+double random_value(std::uint64_t seed, std::int64_t k);
+
+}  // namespace cyclocc::tensor

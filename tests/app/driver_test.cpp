@@ -1,0 +1,83 @@
+// The driver in-process: a stop signal ends the run at the safe point after
+// the SCF checkpoint, on every rank, with exit code 5 and a results file.
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include "app/driver.hpp"
+#include "tests/app/world.hpp"
+
+using namespace cyclocc;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Rank 0 writes the water STO-3G case with the given cc.method into a fresh
+// folder; every rank gets the input's path.
+std::string water_input(const par::Comm& comm, const std::string& method) {
+  std::string path;
+  if (comm.root()) {
+    const fs::path dir = fs::temp_directory_path() / ("cyclocc_driver_test_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    YAML::Node in = YAML::LoadFile(std::string(CYCLOCC_SOURCE_DIR) + "/regression/cases/h2o_sto3g_rhf.yaml");
+    in["cc"]["method"] = method;
+    YAML::Emitter out;
+    out << in;
+    path = (dir / "water.yaml").string();
+    std::ofstream(path) << out.c_str() << "\n";
+  }
+  comm.bcast(path, 0);
+  return path;
+}
+
+void remove_folder(const par::Comm& comm, const std::string& input) {
+  comm.barrier();
+  if (comm.root()) fs::remove_all(fs::path(input).parent_path());
+}
+
+}  // namespace
+
+TEST(Driver, ASignalOnOneRankStopsEveryRankAfterTheScfCheckpoint) {
+  const par::Comm& comm = app_test::world();
+  const std::string input = water_input(comm, "ccsd");
+  app::install_signal_handlers();  // as main() does
+  app::StopRequest stop;
+  stop.clear();
+  if (comm.rank() == comm.size() - 1) std::raise(SIGUSR1);
+  app::CliOptions options;
+  options.input = input;
+  const int code = app::run(comm, options, stop);
+  EXPECT_EQ(code, 5);
+  stop.clear();
+  if (comm.root()) {
+    const fs::path dir = fs::path(input).parent_path();
+    EXPECT_TRUE(fs::exists(dir / "water.h5"));
+    const YAML::Node j = YAML::LoadFile((dir / "water.json").string());
+    EXPECT_FALSE(j["success"].as<bool>());
+    EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "interrupted");
+    const auto message = j["error"]["error_message"].as<std::string>();
+    EXPECT_NE(message.find("SIGUSR1"), std::string::npos) << message;
+    EXPECT_NE(message.find("--restart"), std::string::npos) << message;
+    EXPECT_TRUE(j["properties"]["scf_total_energy"].IsDefined());
+  }
+  remove_folder(comm, input);
+}
+
+TEST(Driver, ASignalAfterTheLastStageDoesNotSpoilASuccess) {
+  const par::Comm& comm = app_test::world();
+  const std::string input = water_input(comm, "none");
+  app::install_signal_handlers();  // as main() does
+  app::StopRequest stop;
+  stop.clear();
+  if (comm.root()) std::raise(SIGTERM);
+  app::CliOptions options;
+  options.input = input;
+  EXPECT_EQ(app::run(comm, options, stop), 0);
+  stop.clear();
+  remove_folder(comm, input);
+}

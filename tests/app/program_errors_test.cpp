@@ -1,0 +1,141 @@
+// The cyclocc binary's exit codes and one-line errors (DESIGN.md §3), also
+// under mpirun at 2 ranks (no hang, one line from rank 0).
+#include "tests/app/program_fixture.hpp"
+
+using namespace cyclocc::app_test;
+
+TEST_F(ProgramTest, MissingInputFileIsExit2WithOneLine) {
+  for (int ranks : {0, 2}) {
+    const auto r = cyclocc({"no_such_input.yaml", "--json", "fail.json"}, ranks);
+    EXPECT_EQ(r.exit_code, 2) << "ranks " << ranks;
+    expect_one_error_line(r, {"no_such_input.yaml"});
+    // The results file was asked for on the command line, so it is written.
+    const auto j = results("fail.json");
+    EXPECT_FALSE(j["success"].as<bool>());
+    EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "input_error");
+    EXPECT_EQ(j["provenance"]["ranks"].as<int>(), ranks == 0 ? 1 : ranks);
+  }
+}
+
+TEST_F(ProgramTest, UnknownFlagIsExit2WithOneLine) {
+  const auto input = water_input("w");
+  for (int ranks : {0, 2}) {
+    const auto r = cyclocc({input.string(), "--frobnicate"}, ranks);
+    EXPECT_EQ(r.exit_code, 2);
+    expect_one_error_line(r, {"--frobnicate"});
+    EXPECT_FALSE(fs::exists(path("w.h5")));
+    EXPECT_FALSE(fs::exists(path("w.json")));
+  }
+  const auto r = cyclocc({});  // no input at all
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"no input file"});
+}
+
+TEST_F(ProgramTest, HelpAndVersionExit0) {
+  auto r = cyclocc({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("usage: cyclocc INPUT.yaml"), std::string::npos);
+  EXPECT_EQ(r.err, "");
+  r = cyclocc({"--version"}, 2);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, std::string("cyclocc ") + CYCLOCC_VERSION + "\n");  // printed once, by rank 0
+}
+
+TEST_F(ProgramTest, MalformedInputIsExit2WithOneLineAtOneAndTwoRanks) {
+  write_text(path("syntax.yaml"), "title: broken\nmolecule: [unclosed\n");
+  const auto bad_value = water_input("value", [](YAML::Node& in) { in["scf"]["convergence"] = -1.0; });
+  const auto unknown_key = water_input("key", [](YAML::Node& in) { in["scf"]["frobnicate"] = 1; });
+  for (int ranks : {0, 2}) {
+    auto r = cyclocc({"syntax.yaml"}, ranks);
+    EXPECT_EQ(r.exit_code, 2);
+    expect_one_error_line(r, {"syntax.yaml"});
+    r = cyclocc({bad_value.string(), "--json", "value.json"}, ranks);
+    EXPECT_EQ(r.exit_code, 2);
+    expect_one_error_line(r, {"value.yaml", "scf.convergence"});
+    const auto j = results("value.json");
+    EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "input_error");
+    EXPECT_NE(j["error"]["error_message"].as<std::string>().find("scf.convergence"), std::string::npos);
+    r = cyclocc({unknown_key.string()}, ranks);
+    EXPECT_EQ(r.exit_code, 2);
+    expect_one_error_line(r, {"key.yaml", "frobnicate"});
+  }
+}
+
+TEST_F(ProgramTest, UnknownBasisIsAnInputErrorWithResults) {
+  const auto input = water_input("nob", [](YAML::Node& in) { in["basis"] = "no-such-basis"; });
+  const auto r = cyclocc({input.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"no-such-basis"});
+  // The input was read, so the results file is at its default place.
+  const auto j = results("nob.json");
+  EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "input_error");
+  EXPECT_EQ(j["model"]["basis"].as<std::string>(), "no-such-basis");
+  EXPECT_EQ(j["molecule"]["symbols"].size(), 3u);
+}
+
+TEST_F(ProgramTest, ScfThatDoesNotConvergeIsExit3WithTheLastEnergy) {
+  const auto input = water_input("nc", [](YAML::Node& in) { in["scf"]["max_iterations"] = 2; });
+  const auto r = cyclocc({input.string()});
+  EXPECT_EQ(r.exit_code, 3);
+  expect_one_error_line(r, {"SCF did not converge in 2 iterations"});
+  const auto j = results("nc.json");
+  EXPECT_FALSE(j["success"].as<bool>());
+  EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "convergence_error");
+  EXPECT_EQ(j["properties"]["scf_iterations"].as<int>(), 2);
+  const double last = j["properties"]["scf_total_energy"].as<double>();
+  EXPECT_EQ(j["return_energy"].as<double>(), last);
+  // Two iterations from the SAD guess are far from converged: the last energy
+  // is above the converged one, and it is the one the log printed last.
+  EXPECT_GT(last, reference_value(kWaterCase, "scf_total_energy") + 1e-6);
+  char printed[32];
+  std::snprintf(printed, sizeof printed, "%.12f", last);
+  EXPECT_NE(r.out.find(printed), std::string::npos) << r.out;
+  // An unconverged SCF is not checkpointed.
+  EXPECT_FALSE(fs::exists(path("nc.h5")));
+}
+
+// CCSD end to end: energies against the reference, the results file's CC
+// properties and per-iteration timings, at 1 and 2 ranks.
+TEST_F(ProgramTest, CcsdEnergiesAndResults) {
+  const auto input = water_input("cc", [](YAML::Node& in) { in["cc"]["method"] = "ccsd"; });
+  for (int ranks : {0, 2}) {
+    const auto r = cyclocc({input.string()}, ranks);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = results("cc.json");
+    EXPECT_TRUE(j["success"].as<bool>());
+    const auto p = j["properties"];
+    EXPECT_NEAR(p["mp2_total_energy"].as<double>(), reference_value(kWaterCase, "mp2_total_energy"), 1e-8);
+    EXPECT_NEAR(p["ccsd_total_energy"].as<double>(), reference_value(kWaterCase, "ccsd_total_energy"), 1e-8);
+    EXPECT_NEAR(p["ccsd_correlation_energy"].as<double>() + p["scf_total_energy"].as<double>(),
+                p["ccsd_total_energy"].as<double>(), 1e-12);
+    EXPECT_EQ(j["return_energy"].as<double>(), p["ccsd_total_energy"].as<double>());
+    const int iterations = p["ccsd_iterations"].as<int>();
+    EXPECT_GT(iterations, 3);
+    EXPECT_EQ(static_cast<int>(j["extras"]["timings"]["cc_iterations"].size()), iterations);
+  }
+}
+
+// Named for what it checks today: replace it when CCSD(T) lands.
+TEST_F(ProgramTest, MethodCcsdPrtNotImplementedYetIsExit1) {
+  const auto input = water_input("cc", [](YAML::Node& in) { in["cc"]["method"] = "ccsd(t)"; });
+  const auto r = cyclocc({input.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  expect_one_error_line(r, {"cc.method ccsd(t) is not implemented yet"});
+  const auto j = results("cc.json");
+  EXPECT_FALSE(j["success"].as<bool>());
+  EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "runtime_error");
+  EXPECT_NEAR(j["properties"]["scf_total_energy"].as<double>(), reference_value(kWaterCase, "scf_total_energy"),
+              1e-8);
+  EXPECT_TRUE(j["return_energy"].IsNull());
+}
+
+TEST_F(ProgramTest, UnwritableResultsFileIsExit1WithOneLine) {
+  const auto input = water_input("w");
+  auto r = cyclocc({input.string(), "--json", "no/such/folder/w.json"});
+  EXPECT_EQ(r.exit_code, 1);
+  expect_one_error_line(r, {"cannot write no/such/folder/w.json"});
+  // A run that failed already keeps its own exit code and its one line.
+  r = cyclocc({"missing.yaml", "--json", "no/such/folder/w.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"missing.yaml"});
+}

@@ -1,0 +1,103 @@
+// An SCF run of the cyclocc binary: the results file (QCSchema fields, the
+// reference energy), the log's numbers, flags overriding the input.
+#include <cstdio>
+#include <regex>
+
+#include "tests/app/program_fixture.hpp"
+
+using namespace cyclocc::app_test;
+
+namespace {
+
+// The number after `label` on its line of the log.
+double logged_number(const std::string& log, const std::string& label) {
+  const auto at = log.find(label);
+  if (at == std::string::npos) throw std::runtime_error("no '" + label + "' in the log");
+  return std::stod(log.substr(at + label.size()));
+}
+
+}  // namespace
+
+TEST_F(ProgramTest, ScfWaterResultsFileMatchesTheReference) {
+  const auto input = water_input("water");
+  const double e_ref = reference_value(kWaterCase, "scf_total_energy");
+  const double enuc_ref = reference_value(kWaterCase, "nuclear_repulsion_energy");
+  for (int ranks : {0, 2}) {
+    const auto r = cyclocc({input.string()}, ranks);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    const auto j = results("water.json");
+    EXPECT_EQ(j["schema_name"].as<std::string>(), "qcschema_output");
+    EXPECT_EQ(j["schema_version"].as<int>(), 1);
+    EXPECT_EQ(j["driver"].as<std::string>(), "energy");
+    EXPECT_EQ(j["model"]["method"].as<std::string>(), "none");
+    EXPECT_EQ(j["model"]["basis"].as<std::string>(), "sto-3g");
+    const auto symbols = j["molecule"]["symbols"];
+    ASSERT_EQ(symbols.size(), 3u);
+    EXPECT_EQ(symbols[0].as<std::string>(), "O");
+    EXPECT_EQ(symbols[2].as<std::string>(), "H");
+    // Geometry in bohr, as in the input (units: bohr).
+    ASSERT_EQ(j["molecule"]["geometry"].size(), 9u);
+    EXPECT_EQ(j["molecule"]["geometry"][2].as<double>(), 0.221664874419);
+    EXPECT_EQ(j["molecule"]["geometry"][7].as<double>(), -1.430900621567);
+    EXPECT_EQ(j["molecule"]["molecular_charge"].as<int>(), 0);
+    EXPECT_EQ(j["molecule"]["molecular_multiplicity"].as<int>(), 1);
+    EXPECT_TRUE(j["success"].as<bool>());
+    EXPECT_TRUE(j["error"].IsNull());
+    EXPECT_EQ(j["provenance"]["creator"].as<std::string>(), "cyclocc");
+    EXPECT_EQ(j["provenance"]["version"].as<std::string>(), CYCLOCC_VERSION);
+    EXPECT_EQ(j["provenance"]["ranks"].as<int>(), ranks == 0 ? 1 : ranks);
+
+    const double e = j["properties"]["scf_total_energy"].as<double>();
+    EXPECT_NEAR(e, e_ref, 1e-8);
+    EXPECT_NEAR(j["properties"]["nuclear_repulsion_energy"].as<double>(), enuc_ref, 1e-10);
+    EXPECT_EQ(j["return_energy"].as<double>(), e);  // method none: the SCF energy
+    EXPECT_EQ(j["return_result"].as<double>(), e);
+    const int iterations = j["properties"]["scf_iterations"].as<int>();
+    EXPECT_GT(iterations, 2);
+    EXPECT_LE(iterations, 100);
+    EXPECT_FALSE(j["extras"]["scf_from_checkpoint"].as<bool>());
+
+    // The log's numbers are the results file's numbers.
+    EXPECT_NE(r.out.find(std::string("ranks: ") + std::to_string(ranks == 0 ? 1 : ranks) + "\n"), std::string::npos);
+    EXPECT_NE(r.out.find("molecule: H2O, 3 atoms, charge 0, multiplicity 1, 10 electrons (5 alpha, 5 beta)"),
+              std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("basis: sto-3g, spherical, 7 basis functions, 5 shells"), std::string::npos) << r.out;
+    EXPECT_NEAR(logged_number(r.out, "SCF total energy"), e, 1e-12);
+    EXPECT_NEAR(logged_number(r.out, "nuclear repulsion energy"), enuc_ref, 1e-11);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(\((\d+) iterations\))")));
+    EXPECT_EQ(std::stoi(m[1]), iterations);
+    const auto timings = j["extras"]["timings"];
+    for (const char* name : {"scf", "checkpoint", "total"}) {
+      const double t = timings[name].as<double>();
+      EXPECT_GE(t, 0.0) << name;
+      EXPECT_LE(t, timings["total"].as<double>()) << name;
+      EXPECT_NEAR(logged_number(r.out, std::string("  ") + name + " "), t, 5e-4) << name;
+    }
+    // The checkpoint is in place, with no temporary left behind.
+    EXPECT_TRUE(fs::exists(path("water.h5")));
+    EXPECT_FALSE(fs::exists(path("water.h5.tmp")));
+    EXPECT_FALSE(fs::exists(path("water.json.tmp")));
+  }
+}
+
+TEST_F(ProgramTest, FlagsOverrideTheInputFileNames) {
+  const auto input = water_input("named", [](YAML::Node& in) {
+    in["output"]["json"] = "from_yaml.json";
+    in["checkpoint"]["file"] = "from_yaml.h5";
+    in["output"]["molden"] = "orbitals.molden";
+  });
+  auto r = cyclocc({input.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(path("from_yaml.json")));
+  EXPECT_TRUE(fs::exists(path("from_yaml.h5")));
+  EXPECT_NE(read_text(path("orbitals.molden")).find("[Molden Format]"), std::string::npos);
+  fs::create_directories(path("sub"));
+  r = cyclocc({input.string(), "--json", "sub/flag.json", "--checkpoint=sub/flag.h5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(path("sub/flag.json")));
+  EXPECT_TRUE(fs::exists(path("sub/flag.h5")));
+  EXPECT_NEAR(results("sub/flag.json")["return_energy"].as<double>(),
+              reference_value(kWaterCase, "scf_total_energy"), 1e-8);
+}

@@ -1,0 +1,148 @@
+// The spin-integrated CCSD against a dense spin-orbital twin (DESIGN.md §5),
+// for RHF-like and UHF-like random integrals, on 1, 2 and 3 ranks.
+#include <gtest/gtest.h>
+
+#include "chem/cc/ccsd.hpp"
+#include "chem/cc/mo_integrals.hpp"
+#include "tensor/contract.hpp"
+#include "tests/cc/so_twin.hpp"
+#include "tests/mpi_world.hpp"
+#include "tests/tensor/spin_dense.hpp"
+
+using namespace cyclocc;
+using tensor::Sym;
+
+namespace {
+
+// Random (pq|rs) with the permutational symmetry of real integrals.
+tensor::Tensor random_chemist(tensor::Context& ctx, int n1, int n2, bool braket, std::uint64_t seed) {
+  const tensor::Shape s({n1, n1, n2, n2}, {Sym::SY, Sym::NS, Sym::SY, Sym::NS});
+  tensor::Tensor r(ctx, s, "R");
+  r.fill_random(seed);
+  if (!braket) return r;
+  tensor::Tensor x(ctx, s, "(pq|rs)");
+  x["pqrs"] = 0.5 * r["pqrs"];
+  x["pqrs"] += 0.5 * r["rspq"];
+  return x;
+}
+
+struct Fixture {
+  tensor::Context ctx;
+  tensor::SpinDims d;
+  std::array<std::vector<double>, 2> eo, ev;
+  std::vector<tensor::Tensor> chem;  // aa, ab, bb
+  cc::MoIntegrals mo;
+  twin::System so;
+
+  Fixture(bool restricted)
+      : ctx(test::world()), d(dims(restricted)), chem(make_chem(ctx, d, restricted)), mo(build(*this, restricted)),
+        so(make_so(*this)) {}
+
+  static tensor::SpinDims dims(bool restricted) {
+    tensor::SpinDims d;
+    d.occ[0] = 3;
+    d.occ[1] = restricted ? 3 : 2;
+    d.vir[0] = 4;
+    d.vir[1] = restricted ? 4 : 5;
+    d.restricted = restricted;
+    return d;
+  }
+  static std::vector<tensor::Tensor> make_chem(tensor::Context& ctx, const tensor::SpinDims& d, bool restricted) {
+    const int na = d.occ[0] + d.vir[0], nb = d.occ[1] + d.vir[1];
+    std::vector<tensor::Tensor> c;
+    c.push_back(random_chemist(ctx, na, na, true, 1));
+    c.push_back(restricted ? c[0] : random_chemist(ctx, na, nb, false, 2));
+    c.push_back(restricted ? c[0] : random_chemist(ctx, nb, nb, true, 3));
+    return c;
+  }
+  static cc::MoIntegrals build(Fixture& f, bool restricted) {
+    for (int s = 0; s < 2; ++s) {
+      f.eo[s].clear();
+      f.ev[s].clear();
+      for (int i = 0; i < f.d.occ[s]; ++i) f.eo[s].push_back(-1.0 - 0.3 * i - (restricted ? 0 : 0.05 * s));
+      for (int a = 0; a < f.d.vir[s]; ++a) f.ev[s].push_back(0.4 + 0.2 * a + (restricted ? 0 : 0.03 * s));
+    }
+    return cc::build_mo_integrals(f.ctx, f.d, f.eo, f.ev, {&f.chem[0], &f.chem[1], &f.chem[2]});
+  }
+  static twin::System make_so(Fixture& f) {
+    const dense::Array aa = dense::to_dense(f.chem[0]), ab = dense::to_dense(f.chem[1]),
+                       bb = dense::to_dense(f.chem[2]);
+    // (pq|rs) with pq beta and rs alpha is (rs|pq) of the alpha-beta tensor.
+    dense::Array ba(std::vector<int>{ab.lens[2], ab.lens[3], ab.lens[0], ab.lens[1]});
+    dense::for_all(ba.lens, [&](const std::vector<int>& x) { ba(x) = ab({x[2], x[3], x[0], x[1]}); });
+    const dense::Array* c[2][2] = {{&aa, &ab}, {&ba, &bb}};
+    return twin::make_system(f.d, f.eo, f.ev, c);
+  }
+};
+
+// Index of a spin orbital of a space in the twin's numbering.
+int so_index(const twin::System& s, char space, int k) { return space == 'o' ? k : s.no + k; }
+
+void expect_block_matches(const twin::System& so, const tensor::SpinTensor& t) {
+  const auto got = dense::to_spin_orbital(t);
+  double err = 0;
+  dense::for_all(got.lens, [&](const std::vector<int>& x) {
+    const double ref = so.V(so_index(so, t.spaces()[0], x[0]), so_index(so, t.spaces()[1], x[1]),
+                            so_index(so, t.spaces()[2], x[2]), so_index(so, t.spaces()[3], x[3]));
+    err = std::max(err, std::abs(ref - got(x)));
+  });
+  EXPECT_LT(err, 1e-13) << t.name();
+}
+
+twin::Amps twin_amps(const cc::Amplitudes& t) {
+  return twin::Amps{dense::to_spin_orbital(t.t1), dense::to_spin_orbital(t.t2)};
+}
+
+void random_amplitudes(cc::Amplitudes& t) {
+  std::uint64_t seed = 40;
+  for (tensor::SpinTensor* x : {&t.t1, &t.t2}) {
+    for (const auto& k : x->block_keys()) {
+      x->block(k).fill_random(seed++);
+      x->block(k).scale(0.2);
+    }
+    if (x->dims().restricted) x->flip_symmetrize();
+  }
+}
+
+void check_ccsd(bool restricted) {
+  Fixture f(restricted);
+  for (const tensor::SpinTensor* b : {&f.mo.oooo, &f.mo.ooov, &f.mo.oovv, &f.mo.ovov, &f.mo.ovvv, &f.mo.vvvv})
+    expect_block_matches(f.so, *b);
+  cc::Amplitudes t(f.ctx, f.d, false), r(f.ctx, f.d, false);
+  random_amplitudes(t);
+  const twin::Amps ta = twin_amps(t);
+  EXPECT_NEAR(cc::ccsd_energy(f.mo, t), twin::energy(f.so, ta), 1e-12);
+  cc::ccsd_rhs(f.mo, t, r);
+  twin::Amps ref{dense::Array(ta.t1.lens), dense::Array(ta.t2.lens)};
+  twin::ccsd_rhs(f.so, ta, ref);
+  const twin::Amps got = twin_amps(r);
+  double e1 = 0, e2 = 0;
+  for (std::size_t i = 0; i < got.t1.v.size(); ++i) e1 = std::max(e1, std::abs(got.t1.v[i] - ref.t1.v[i]));
+  for (std::size_t i = 0; i < got.t2.v.size(); ++i) e2 = std::max(e2, std::abs(got.t2.v[i] - ref.t2.v[i]));
+  EXPECT_LT(e1, 1e-12);
+  EXPECT_LT(e2, 1e-12);
+}
+
+}  // namespace
+
+TEST(Ccsd, RhfLikeResidualMatchesSpinOrbitalTwin) { check_ccsd(true); }
+TEST(Ccsd, UhfLikeResidualMatchesSpinOrbitalTwin) { check_ccsd(false); }
+
+TEST(Ccsd, Mp2AmplitudesAndEnergy) {
+  Fixture f(false);
+  cc::Amplitudes t(f.ctx, f.d, false);
+  cc::mp2_amplitudes(f.mo, t);
+  // E_MP2 = 1/4 sum |<ij||ab>|^2 / D_ij^ab over spin orbitals.
+  double ref = 0;
+  const int o = f.so.no, v = f.so.nv;
+  for (int i = 0; i < o; ++i)
+    for (int j = 0; j < o; ++j)
+      for (int a = 0; a < v; ++a)
+        for (int b = 0; b < v; ++b) {
+          const double x = f.so.V(i, j, o + a, o + b);
+          ref += 0.25 * x * x / (f.so.eps[i] + f.so.eps[j] - f.so.eps[o + a] - f.so.eps[o + b]);
+        }
+  EXPECT_NEAR(cc::ccsd_energy(f.mo, t), ref, 1e-13);
+  EXPECT_LT(std::abs(ref), 1e3);
+  EXPECT_GT(std::abs(ref), 1e-3);
+}

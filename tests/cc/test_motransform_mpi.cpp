@@ -1,0 +1,77 @@
+// MO transformation and MP2 against the reference energies, on 1-3 ranks.
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include "chem/basis.hpp"
+#include "chem/cc/ccsd.hpp"
+#include "chem/cc/solver.hpp"
+#include "chem/libint_session.hpp"
+#include "chem/motransform.hpp"
+#include "chem/scf.hpp"
+#include "tests/mpi_world.hpp"
+
+using namespace cyclocc;
+
+namespace {
+
+struct Case {
+  input::Input in;
+  double scf, mp2, ccsd;
+};
+
+Case load_case(const std::string& id) {
+  const std::string dir = std::string(CYCLOCC_SOURCE_DIR) + "/regression/";
+  const YAML::Node refs = YAML::LoadFile(dir + "references.yaml");
+  for (const auto& run : refs["runs"]) {
+    if (run["id"].as<std::string>() != id) continue;
+    Case c{input::parse_input(dir + run["input"].as<std::string>()), run["quantities"]["scf_total_energy"]["value"].as<double>(),
+           run["quantities"]["mp2_total_energy"]["value"].as<double>(),
+           run["quantities"]["ccsd_total_energy"]["value"].as<double>()};
+    return c;
+  }
+  throw std::runtime_error("no case " + id);
+}
+
+void check_mp2(const std::string& id, bool with_ccsd = false) {
+  const Case c = load_case(id);
+  par::Comm& comm = test::world();
+  const par::Log log(false, false);
+  const chem::Basis basis = chem::load_basis(c.in);
+  const chem::ScfResult scf = chem::run_scf(comm, c.in, basis, log);
+  ASSERT_TRUE(scf.converged);
+  EXPECT_NEAR(scf.energy, c.scf, 1e-8);
+  tensor::Context ctx(comm);
+  const auto space = chem::active_space(scf, c.in.cc.frozen_core.count);
+  const cc::MoIntegrals mo = chem::transform_integrals(ctx, basis, scf, space, log);
+  cc::Amplitudes t(ctx, mo.dims, false);
+  cc::mp2_amplitudes(mo, t);
+  EXPECT_NEAR(scf.energy + cc::ccsd_energy(mo, t), c.mp2, 1e-8) << id;
+  if (!with_ccsd) return;
+  cc::Equations eq{[&](const cc::Amplitudes& x, cc::Amplitudes& r) { cc::ccsd_rhs(mo, x, r); },
+                   [&](const cc::Amplitudes& x) { return cc::ccsd_energy(mo, x); }};
+  cc::SolverOptions opt;
+  const auto res = cc::solve(eq, mo, t, opt, 0, nullptr);
+  EXPECT_TRUE(res.converged);
+  EXPECT_NEAR(scf.energy + res.energy, c.ccsd, 1e-8) << id << " after " << res.iterations << " iterations";
+}
+
+class Libint : public ::testing::Environment {
+ public:
+  void SetUp() override { session_ = std::make_unique<chem::LibintSession>(); }
+  void TearDown() override { session_.reset(); }
+
+ private:
+  std::unique_ptr<chem::LibintSession> session_;
+};
+const auto* const libint_env = ::testing::AddGlobalTestEnvironment(new Libint);
+
+}  // namespace
+
+TEST(MoTransform, Mp2WaterRhf) { check_mp2("h2o_ccpvdz_rhf"); }
+TEST(MoTransform, Mp2WaterFrozenCore) { check_mp2("h2o_ccpvdz_rhf_fc1"); }
+TEST(MoTransform, Mp2MethyleneUhf) { check_mp2("ch2_triplet_ccpvdz_uhf"); }
+TEST(MoTransform, Mp2HydroxylCartesianUhf) { check_mp2("oh_631gs_uhf"); }
+
+TEST(Ccsd, WaterMinimalBasis) { check_mp2("h2o_sto3g_rhf", true); }
+TEST(Ccsd, LithiumUhf) { check_mp2("li_ccpvdz_uhf", true); }
+TEST(Ccsd, WaterFrozenCore) { check_mp2("h2o_ccpvdz_rhf_fc1", true); }

@@ -1,0 +1,179 @@
+// The spin-integrated layer against dense spin-orbital contractions, for the
+// contraction shapes of CCSD and CCSDT, on 1 to 4 ranks.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "tensor/spin.hpp"
+#include "tests/mpi_world.hpp"
+#include "tests/tensor/spin_dense.hpp"
+
+using namespace cyclocc::tensor;
+using cyclocc::test::world;
+
+namespace {
+
+const Sym N = Sym::NS, A = Sym::AS;
+
+struct Spec {
+  std::string labels, spaces;
+  std::vector<Sym> sym;
+};
+
+SpinDims dims() {
+  SpinDims d;
+  d.occ[0] = 3;
+  d.occ[1] = 2;
+  d.vir[0] = 4;
+  d.vir[1] = 3;
+  return d;
+}
+
+double so_error(const SpinTensor& t, const dense::Array& ref) {
+  const auto got = dense::to_spin_orbital(t);
+  return dense::packed_error(dense::so_shape(t), ref, got);
+}
+
+void check(double alpha, const Spec& a, const Spec& b, double beta, const Spec& c) {
+  Context ctx(world());
+  SpinTensor X(ctx, dims(), a.spaces, a.sym, "X"), Y(ctx, dims(), b.spaces, b.sym, "Y"),
+      Z(ctx, dims(), c.spaces, c.sym, "Z");
+  std::uint64_t seed = 1;
+  for (SpinTensor* t : {&X, &Y, &Z})
+    for (const auto& k : t->block_keys()) t->block(k).fill_random(seed++);
+  const auto xs = dense::to_spin_orbital(X), ys = dense::to_spin_orbital(Y), zs = dense::to_spin_orbital(Z);
+  const auto lens = dense::so_lens(Z);
+  const auto cls = dense::output_classes(c.labels, {{dense::so_shape(X), a.labels}, {dense::so_shape(Y), b.labels}});
+  auto ref = dense::symmetrize(dense::so_shape(Z), dense::product(alpha, xs, a.labels, ys, b.labels, lens, c.labels), cls);
+  for (std::size_t i = 0; i < ref.v.size(); ++i) ref.v[i] += beta * zs.v[i];
+  contract(alpha, X, a.labels, Y, b.labels, beta, Z, c.labels);
+  EXPECT_LT(so_error(Z, ref), 1e-12) << "Z[" << c.labels << "] += X[" << a.labels << "] Y[" << b.labels << "]";
+}
+
+void check_sum(double alpha, const Spec& a, double beta, const Spec& b) {
+  Context ctx(world());
+  SpinTensor X(ctx, dims(), a.spaces, a.sym, "X"), Z(ctx, dims(), b.spaces, b.sym, "Z");
+  std::uint64_t seed = 100;
+  for (SpinTensor* t : {&X, &Z})
+    for (const auto& k : t->block_keys()) t->block(k).fill_random(seed++);
+  const auto xs = dense::to_spin_orbital(X), zs = dense::to_spin_orbital(Z);
+  dense::Array P(dense::so_lens(Z));
+  dense::for_all(P.lens, [&](const std::vector<int>& x) {
+    std::vector<int> y;
+    for (char ch : a.labels) y.push_back(x[b.labels.find(ch)]);
+    P(x) = alpha * xs(y);
+  });
+  auto ref = dense::symmetrize(dense::so_shape(Z), P, dense::output_classes(b.labels, {{dense::so_shape(X), a.labels}}));
+  for (std::size_t i = 0; i < ref.v.size(); ++i) ref.v[i] += beta * zs.v[i];
+  sum(alpha, X, a.labels, beta, Z, b.labels);
+  EXPECT_LT(so_error(Z, ref), 1e-12) << "Z[" << b.labels << "] += X[" << a.labels << "]";
+
+}
+
+// Frequently used structures.
+Spec T1(std::string l) { return {l, "vo", {N, N}}; }
+Spec T2(std::string l) { return {l, "vvoo", {A, N, A, N}}; }
+Spec T3(std::string l) { return {l, "vvvooo", {A, A, N, A, A, N}}; }
+Spec F(std::string l, std::string sp) { return {l, sp, {N, N}}; }
+Spec V(std::string l, std::string sp) {
+  std::vector<Sym> s{sp[0] == sp[1] ? A : N, N, sp[2] == sp[3] ? A : N, N};
+  return {l, sp, s};
+}
+Spec W(std::string l, std::string sp) { return {l, sp, {N, N, N, N}}; }
+Spec scalar() { return {"", "", {}}; }
+
+}  // namespace
+
+TEST(Spin, BlocksConserveSpin) {
+  EXPECT_EQ(spin_blocks("vvoo", {A, N, A, N}), (std::vector<std::string>{"aaaa", "abab", "bbbb"}));
+  EXPECT_EQ(spin_blocks("ovov", {N, N, N, N}).size(), 6u);  // aaaa abab abba baab baba bbbb
+  EXPECT_EQ(spin_blocks("vvvooo", {A, A, N, A, A, N}).size(), 4u);
+}
+
+TEST(Spin, CcsdEnergyAndSingles) {
+  check(0.25, V("ijab", "oovv"), T2("abij"), 1.0, scalar());
+  check(1.0, F("ia", "ov"), T1("ai"), 1.0, scalar());
+  check(0.5, V("ijab", "oovv"), T1("ai"), 0.0, F("jb", "ov"));  // order-2 result
+  check(1.0, F("ae", "vv"), T1("ei"), 1.0, T1("ai"));
+  check(-1.0, F("mi", "oo"), T1("am"), 1.0, T1("ai"));
+  check(1.0, F("me", "ov"), T2("aeim"), 1.0, T1("ai"));
+  check(-1.0, T1("fn"), V("nafi", "ovvo"), 1.0, T1("ai"));
+  check(-0.5, T2("efim"), V("maef", "ovvv"), 1.0, T1("ai"));
+  check(-0.5, T2("aemn"), V("mnie", "ooov"), 1.0, T1("ai"));
+}
+
+TEST(Spin, CcsdDoubles) {
+  check(0.5, V("abef", "vvvv"), T2("efij"), 1.0, T2("abij"));
+  check(0.5, T2("abmn"), V("mnij", "oooo"), 1.0, T2("abij"));
+  check(1.0, T2("aeim"), W("mbej", "ovvo"), 1.0, T2("abij"));
+  check(1.0, F("be", "vv"), T2("aeij"), 1.0, T2("abij"));
+  check(-1.0, F("mj", "oo"), T2("abim"), 1.0, T2("abij"));
+  check(1.0, T1("ei"), V("abej", "vvvo"), 1.0, T2("abij"));
+  check(-1.0, T1("am"), V("mbij", "ovoo"), 1.0, T2("abij"));
+  check(0.5, T1("ai"), T1("bj"), 1.0, T2("abij"));
+  check(0.25, V("mnef", "oovv"), T2("efij"), 0.0, V("mnij", "oooo"));
+  check(1.0, T1("fj"), V("mbef", "ovvv"), 1.0, W("mbej", "ovvo"));
+}
+
+TEST(Spin, CcsdtTriples) {
+  check(1.0, W("bcek", "vvvo"), T2("aeij"), 1.0, T3("abcijk"));
+  check(-1.0, W("mcjk", "ovoo"), T2("abim"), 1.0, T3("abcijk"));
+  check(0.5, V("abef", "vvvv"), T3("efcijk"), 1.0, T3("abcijk"));
+  check(0.5, V("mnij", "oooo"), T3("abcmnk"), 1.0, T3("abcijk"));
+  check(1.0, W("amie", "voov"), T3("ebcmjk"), 1.0, T3("abcijk"));
+  check(1.0, F("ce", "vv"), T3("abeijk"), 1.0, T3("abcijk"));
+  check(1.0, F("me", "ov"), T3("abeijm"), 1.0, T2("abij"));
+  check(0.5, V("amef", "vovv"), T3("efbimj"), 1.0, T2("abij"));
+  check(0.25, V("mnef", "oovv"), T3("aefimn"), 1.0, T1("ai"));
+}
+
+TEST(Spin, Summations) {
+  check_sum(1.0, T2("abij"), 1.0, T2("abij"));
+  check_sum(-1.0, T2("baij"), 2.0, T2("abij"));
+  check_sum(1.0, V("ijab", "oovv"), 0.0, T2("abij"));
+  check_sum(1.0, V("mbej", "ovvo"), 0.0, W("mbej", "ovvo"));
+  check_sum(1.0, W("baij", "vvoo"), 1.0, T2("abij"));
+  check_sum(-1.0, W("jbia", "ovov"), 1.0, W("bjia", "voov"));
+  check_sum(0.5, T3("abcijk"), 1.0, T3("abcijk"));
+}
+
+namespace {
+
+// Restricted (closed-shell) spin tensors: only one block of each flipped pair
+// is computed. Checked against the general path on flip-symmetric inputs.
+void check_restricted(double alpha, const Spec& a, const Spec& b, const Spec& c) {
+  Context ctx(world());
+  SpinDims r = dims();
+  r.occ[1] = r.occ[0];
+  r.vir[1] = r.vir[0];
+  SpinDims g = r;
+  r.restricted = true;
+  SpinTensor Xr(ctx, r, a.spaces, a.sym, "X"), Yr(ctx, r, b.spaces, b.sym, "Y"), Zr(ctx, r, c.spaces, c.sym, "Z");
+  std::uint64_t seed = 7;
+  for (SpinTensor* t : {&Xr, &Yr, &Zr}) {
+    for (const auto& k : t->block_keys()) t->block(k).fill_random(seed++);
+    t->flip_symmetrize();
+  }
+  SpinTensor Xg(ctx, g, a.spaces, a.sym, "X"), Yg(ctx, g, b.spaces, b.sym, "Y"), Zg(ctx, g, c.spaces, c.sym, "Z");
+  for (auto [from, to] : {std::pair{&Xr, &Xg}, {&Yr, &Yg}, {&Zr, &Zg}})
+    for (const auto& k : from->block_keys()) to->block(k).data() = from->block(k).data();
+  contract(alpha, Xr, a.labels, Yr, b.labels, 1.0, Zr, c.labels);
+  contract(alpha, Xg, a.labels, Yg, b.labels, 1.0, Zg, c.labels);
+  for (const auto& k : Zr.block_keys()) {
+    const auto got = Zr.block(k).gather_all(), ref = Zg.block(k).gather_all();
+    double err = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) err = std::max(err, std::abs(got[i] - ref[i]));
+    EXPECT_LT(err, 1e-12) << "block " << k << " of Z[" << c.labels << "] += X[" << a.labels << "] Y[" << b.labels << "]";
+  }
+}
+
+}  // namespace
+
+TEST(Spin, RestrictedMatchesGeneral) {
+  check_restricted(0.5, V("abef", "vvvv"), T2("efij"), T2("abij"));
+  check_restricted(1.0, T2("aeim"), W("mbej", "ovvo"), T2("abij"));
+  check_restricted(0.5, T1("ai"), T1("bj"), T2("abij"));
+  check_restricted(1.0, W("bcek", "vvvo"), T2("aeij"), T3("abcijk"));
+  check_restricted(1.0, W("amie", "voov"), T3("ebcmjk"), T3("abcijk"));
+  check_restricted(0.25, V("mnef", "oovv"), T3("aefimn"), T1("ai"));
+}

@@ -1,0 +1,312 @@
+// The tensor layer against dense twins, on 1 to 4 ranks (DESIGN.md §5).
+#include <gtest/gtest.h>
+
+#include "tensor/contract.hpp"
+#include "tensor/expr.hpp"
+#include "tensor/remap.hpp"
+#include "tests/mpi_world.hpp"
+#include "tests/tensor/dense.hpp"
+
+using namespace cyclocc::tensor;
+using cyclocc::test::world;
+
+namespace {
+
+// "ANN" -> {AS, NS, NS}
+Shape mk(std::vector<int> lens, const std::string& syms) {
+  std::vector<Sym> s;
+  for (char c : syms) s.push_back(c == 'A' ? Sym::AS : c == 'S' ? Sym::SY : Sym::NS);
+  return Shape(std::move(lens), std::move(s));
+}
+
+struct Operand {
+  std::string labels;
+  Shape shape;
+};
+
+// Alternative mappings to exercise redistribution: variant 0 is the default.
+Mapping variant_mapping(Context& ctx, const Shape& s, int variant) {
+  const int P = ctx.nranks();
+  const auto groups = s.groups();
+  if (variant == 0 || P == 1 || groups.empty()) return ctx.default_mapping(s);
+  Mapping m;
+  if (variant == 1) {  // everything on the last group
+    const Group& g = groups.back();
+    m.grid = {P};
+    m.range = {Range{g.first, g.first + g.size}};
+  } else if (variant == 2 && P == 4 && groups.size() >= 2) {  // 2 x 2 on the first two groups
+    m.grid = {2, 2};
+    m.range = {Range{groups[0].first, groups[0].first + groups[0].size},
+               Range{groups[1].first, groups[1].first + groups[1].size}};
+  } else {  // replicated
+    m = Mapping::replicated(P);
+  }
+  return m;
+}
+
+void check_contract(double alpha, const Operand& a, const Operand& b, double beta, const Operand& c, int variant = 0) {
+  Context ctx(world());
+  Tensor A(ctx, a.shape, variant_mapping(ctx, a.shape, variant), "A");
+  Tensor B(ctx, b.shape, variant_mapping(ctx, b.shape, (variant + 1) % 4), "B");
+  Tensor C(ctx, c.shape, variant_mapping(ctx, c.shape, (variant + 2) % 4), "C");
+  A.fill_random(11);
+  B.fill_random(12);
+  C.fill_random(13);
+  const auto Ad = dense::to_dense(A), Bd = dense::to_dense(B), Cd = dense::to_dense(C);
+  auto X = dense::product(alpha, Ad, a.labels, Bd, b.labels, c.shape.lens, c.labels);
+  auto ref = dense::symmetrize(c.shape, X, dense::output_classes(c.labels, {{a.shape, a.labels}, {b.shape, b.labels}}));
+  for (std::size_t i = 0; i < ref.v.size(); ++i) ref.v[i] += beta * Cd.v[i];
+  contract(alpha, A, a.labels, B, b.labels, beta, C, c.labels);
+  const auto rec = world().stats().last();
+  const auto got = dense::to_dense(C);
+  EXPECT_LT(dense::packed_error(c.shape, ref, got), 1e-12)
+      << "C[" << c.labels << "] = A[" << a.labels << "] B[" << b.labels << "] variant " << variant << " mapping "
+      << rec.mapping << " A " << A.mapping().str() << " B " << B.mapping().str() << " C " << C.mapping().str();
+  EXPECT_EQ(rec.words, rec.predicted) << rec.name << " " << rec.mapping;
+}
+
+void check_all_variants(double alpha, const Operand& a, const Operand& b, double beta, const Operand& c) {
+  for (int v = 0; v < 4; ++v) check_contract(alpha, a, b, beta, c, v);
+}
+
+}  // namespace
+
+TEST(Storage, PackedSizesAndRandomFillIndependentOfRanks) {
+  Context ctx(world());
+  const Shape s = mk({7, 7, 5, 5}, "ANAN");
+  Tensor T(ctx, s, "T");
+  EXPECT_EQ(s.packed_size(), 21 * 10);
+  T.fill_random(5);
+  const auto all = T.gather_all();
+  ASSERT_EQ(static_cast<std::int64_t>(all.size()), s.packed_size());
+  for (std::size_t k = 0; k < all.size(); ++k) EXPECT_EQ(all[k], random_value(5, static_cast<std::int64_t>(k)));
+  // Every element lives on exactly one rank.
+  const auto total = world().allreduce_sum(static_cast<std::int64_t>(T.data().size()));
+  EXPECT_EQ(total, s.packed_size());
+}
+
+TEST(Storage, AntisymmetricTriplesHoldAboutOneThirtySixth) {
+  Context ctx(world());
+  const Shape s = mk({12, 12, 12, 6, 6, 6}, "AANAAN");
+  EXPECT_EQ(s.packed_size(), 220 * 20);
+  Tensor T(ctx, s);
+  const auto mine = static_cast<double>(T.data().size());
+  const double share = static_cast<double>(s.packed_size()) / ctx.nranks();
+  EXPECT_LE(mine, 1.2 * share + 1) << "rank holds " << mine << " of packed " << s.packed_size();
+}
+
+TEST(Storage, OddAndZeroEdges) {
+  Context ctx(world());
+  for (int n : {0, 1, 2, 5, 7}) {
+    const Shape s = mk({n, n, 3}, "ANN");
+    Tensor T(ctx, s);
+    T.fill_random(3);
+    const auto all = T.gather_all();
+    EXPECT_EQ(static_cast<std::int64_t>(all.size()), s.packed_size());
+  }
+}
+
+TEST(Storage, WriteReadAndSlabRoundTrip) {
+  Context ctx(world());
+  const Shape s = mk({5, 5, 4, 3}, "ANNN");
+  Tensor T(ctx, s);
+  // Rank r writes the keys congruent to r; everyone reads everything back.
+  std::vector<std::int64_t> keys;
+  std::vector<double> vals;
+  for (std::int64_t k = ctx.rank(); k < s.packed_size(); k += ctx.nranks()) {
+    keys.push_back(k);
+    vals.push_back(0.5 * static_cast<double>(k));
+  }
+  T.write(keys, vals);
+  std::vector<std::int64_t> all(static_cast<std::size_t>(s.packed_size()));
+  std::iota(all.begin(), all.end(), 0);
+  const auto got = T.read(all);
+  for (std::size_t k = 0; k < got.size(); ++k) EXPECT_EQ(got[k], 0.5 * static_cast<double>(k));
+  // Export to slabs and import into another mapping.
+  const auto slab = T.export_slab();
+  EXPECT_EQ(static_cast<std::int64_t>(slab.size()), T.slab_begin(ctx.rank() + 1) - T.slab_begin(ctx.rank()));
+  for (std::size_t i = 0; i < slab.size(); ++i) EXPECT_EQ(slab[i], 0.5 * static_cast<double>(T.slab_begin(ctx.rank()) + i));
+  Tensor U(ctx, s, variant_mapping(ctx, s, 1));
+  U.import_slab(slab);
+  EXPECT_EQ(U.read(all), got);
+}
+
+TEST(Storage, RedistributeDotNormTransform) {
+  Context ctx(world());
+  const Shape s = mk({6, 6, 5, 5}, "ANAN");
+  Tensor T(ctx, s), U(ctx, s, variant_mapping(ctx, s, 3));
+  T.fill_random(1);
+  U.fill_random(1);
+  const auto all = T.gather_all();
+  double ss = 0;
+  for (double v : all) ss += v * v;
+  EXPECT_NEAR(T.dot(U), ss, 1e-12 * ss);
+  EXPECT_NEAR(T.norm2(), std::sqrt(ss), 1e-12);
+  U.redistribute(variant_mapping(ctx, s, 1));
+  EXPECT_EQ(U.gather_all(), all);
+  // transform sees global indices: set each element to a function of them.
+  T.transform([](const int* x, double& v) { v = x[0] + 10 * x[1] + 100 * x[2] + 1000 * x[3]; });
+  const auto got = T.gather_all();
+  int x[4];
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    packed_unindex(s, static_cast<std::int64_t>(k), x);
+    EXPECT_EQ(got[k], x[0] + 10 * x[1] + 100 * x[2] + 1000 * x[3]);
+  }
+}
+
+TEST(Summation, PermutationsUnpackingAndAntisymmetrisation) {
+  Context ctx(world());
+  struct Case {
+    Operand a, b;
+  };
+  const std::vector<Case> cases = {
+      {{"ij", mk({5, 7}, "NN")}, {"ji", mk({7, 5}, "NN")}},
+      {{"abij", mk({5, 5, 4, 4}, "ANAN")}, {"ijab", mk({4, 4, 5, 5}, "ANAN")}},
+      {{"jiba", mk({4, 4, 5, 5}, "ANAN")}, {"ijab", mk({4, 4, 5, 5}, "ANAN")}},
+      {{"abij", mk({5, 5, 4, 4}, "ANAN")}, {"aibj", mk({5, 4, 5, 4}, "NNNN")}},
+      {{"aibj", mk({5, 4, 5, 4}, "NNNN")}, {"abij", mk({5, 5, 4, 4}, "ANAN")}},
+      {{"abc", mk({6, 6, 6}, "NAN")}, {"abc", mk({6, 6, 6}, "AAN")}},
+      {{"cab", mk({6, 6, 6}, "ANN")}, {"abc", mk({6, 6, 6}, "AAN")}},
+      {{"ab", mk({7, 7}, "NN")}, {"ab", mk({7, 7}, "SN")}},
+  };
+  for (const Case& cs : cases) {
+    for (int v = 0; v < 4; ++v) {
+      Tensor A(ctx, cs.a.shape, variant_mapping(ctx, cs.a.shape, v));
+      Tensor B(ctx, cs.b.shape, variant_mapping(ctx, cs.b.shape, (v + 1) % 4));
+      A.fill_random(2);
+      B.fill_random(3);
+      const auto Ad = dense::to_dense(A), Bd = dense::to_dense(B);
+      // X[lb] = A[la] as a dense relabelling, then the §8 rule on B's symmetry.
+      dense::Array X(cs.b.shape.lens);
+      dense::for_all(cs.b.shape.lens, [&](const std::vector<int>& x) {
+        std::vector<int> y;
+        for (char c : cs.a.labels) y.push_back(x[cs.b.labels.find(c)]);
+        X(x) = -0.5 * Ad(y);
+      });
+      auto ref = dense::symmetrize(cs.b.shape, X, dense::output_classes(cs.b.labels, {{cs.a.shape, cs.a.labels}}));
+      for (std::size_t i = 0; i < ref.v.size(); ++i) ref.v[i] += 2.0 * Bd.v[i];
+      sum(-0.5, A, cs.a.labels, 2.0, B, cs.b.labels);
+      EXPECT_LT(dense::packed_error(cs.b.shape, ref, dense::to_dense(B)), 1e-13)
+          << cs.b.labels << " += " << cs.a.labels << " variant " << v;
+    }
+  }
+}
+
+TEST(Contraction, MatrixProducts) {
+  for (int n : {1, 2, 5, 7}) {
+    check_all_variants(1.0, {"ik", mk({n, 3}, "NN")}, {"kj", mk({3, 5}, "NN")}, 0.0, {"ij", mk({n, 5}, "NN")});
+    check_all_variants(0.7, {"ki", mk({4, n}, "NN")}, {"jk", mk({2, 4}, "NN")}, 1.0, {"ij", mk({n, 2}, "NN")});
+    check_all_variants(1.0, {"ik", mk({n, 5}, "NN")}, {"kj", mk({5, 3}, "NN")}, 1.0, {"ji", mk({3, n}, "NN")});
+  }
+}
+
+TEST(Contraction, ParticleParticleLadder) {
+  // Z[abij] += 0.5 V[abef] T[efij], same spin (packed) and opposite spin.
+  check_all_variants(0.5, {"abef", mk({7, 7, 7, 7}, "ANAN")}, {"efij", mk({7, 7, 5, 5}, "ANAN")}, 1.0,
+                     {"abij", mk({7, 7, 5, 5}, "ANAN")});
+  check_all_variants(1.0, {"abef", mk({7, 6, 7, 6}, "NNNN")}, {"efij", mk({7, 6, 5, 4}, "NNNN")}, 1.0,
+                     {"abij", mk({7, 6, 5, 4}, "NNNN")});
+}
+
+TEST(Contraction, RingWithBrokenSymmetry) {
+  check_all_variants(1.0, {"amie", mk({6, 4, 4, 6}, "NNNN")}, {"ebmj", mk({6, 6, 4, 4}, "ANAN")}, 1.0,
+                     {"abij", mk({6, 6, 4, 4}, "ANAN")});
+  check_all_variants(-1.0, {"mbej", mk({4, 5, 6, 3}, "NNNN")}, {"aeim", mk({7, 6, 2, 4}, "NNNN")}, 1.0,
+                     {"abij", mk({7, 5, 2, 3}, "NNNN")});
+}
+
+TEST(Contraction, DesignConventionTau) {
+  // DESIGN.md §8: Tau[abij] += 0.5 T1[ai] T1[bj] gives t_i^a t_j^b - t_j^a t_i^b.
+  Context ctx(world());
+  const int v = 5, o = 3;
+  Tensor T1(ctx, mk({v, o}, "NN"), "T1");
+  Tensor Tau(ctx, mk({v, v, o, o}, "ANAN"), "Tau");
+  T1.fill_random(7);
+  Tau["abij"] += 0.5 * T1["ai"] * T1["bj"];
+  const auto t = dense::to_dense(T1);
+  const auto tau = dense::to_dense(Tau);
+  for (int a = 0; a < v; ++a)
+    for (int b = 0; b < v; ++b)
+      for (int i = 0; i < o; ++i)
+        for (int j = 0; j < o; ++j)
+          EXPECT_NEAR(tau({a, b, i, j}), t({a, i}) * t({b, j}) - t({a, j}) * t({b, i}), 1e-14);
+}
+
+TEST(Contraction, DesignConventionTriples) {
+  // Z3[abcijk] += W[bcek] T2[aeij] gives P(a/bc) P(k/ij) of the product.
+  Context ctx(world());
+  const int v = 5, o = 4;
+  Tensor W(ctx, mk({v, v, v, o}, "ANNN"), "W");
+  Tensor T2(ctx, mk({v, v, o, o}, "ANAN"), "T2");
+  Tensor Z3(ctx, mk({v, v, v, o, o, o}, "AANAAN"), "Z3");
+  W.fill_random(1);
+  T2.fill_random(2);
+  Z3["abcijk"] += W["bcek"] * T2["aeij"];
+  const auto w = dense::to_dense(W), t = dense::to_dense(T2), z = dense::to_dense(Z3);
+  auto X = [&](int a, int b, int c, int i, int j, int k) {
+    double s = 0;
+    for (int e = 0; e < v; ++e) s += w({b, c, e, k}) * t({a, e, i, j});
+    return s;
+  };
+  for (int a = 0; a < v; ++a)
+    for (int b = a + 1; b < v; ++b)
+      for (int c = b + 1; c < v; ++c)
+        for (int i = 0; i < o; ++i)
+          for (int j = i + 1; j < o; ++j)
+            for (int k = j + 1; k < o; ++k) {
+              // P(a/bc) = 1 - (ab) - (ac); P(k/ij) = 1 - (ik) - (jk).
+              const int A3[3][3] = {{a, b, c}, {b, a, c}, {c, b, a}};
+              const int I3[3][3] = {{i, j, k}, {k, j, i}, {i, k, j}};
+              double ref = 0;
+              for (int p = 0; p < 3; ++p)
+                for (int q = 0; q < 3; ++q)
+                  ref += (p ? -1 : 1) * (q ? -1 : 1) * X(A3[p][0], A3[p][1], A3[p][2], I3[q][0], I3[q][1], I3[q][2]);
+              EXPECT_NEAR(z({a, b, c, i, j, k}), ref, 1e-12);
+            }
+}
+
+TEST(Contraction, TriplesShapes) {
+  check_all_variants(1.0, {"bcek", mk({5, 5, 5, 4}, "ANNN")}, {"aeij", mk({5, 5, 4, 4}, "ANAN")}, 1.0,
+                     {"abcijk", mk({5, 5, 5, 4, 4, 4}, "AANAAN")});
+  check_all_variants(0.5, {"abef", mk({6, 6, 6, 6}, "ANAN")}, {"efcijk", mk({6, 6, 6, 3, 3, 3}, "AANAAN")}, 1.0,
+                     {"abcijk", mk({6, 6, 6, 3, 3, 3}, "AANAAN")});
+  check_all_variants(0.25, {"mnij", mk({4, 4, 4, 4}, "ANAN")}, {"abcmnk", mk({5, 5, 5, 4, 4, 4}, "AANAAN")}, 1.0,
+                     {"abcijk", mk({5, 5, 5, 4, 4, 4}, "AANAAN")});
+  check_all_variants(1.0, {"amie", mk({5, 3, 3, 5}, "NNNN")}, {"ebcmjk", mk({5, 5, 5, 3, 3, 3}, "AANAAN")}, 1.0,
+                     {"abcijk", mk({5, 5, 5, 3, 3, 3}, "AANAAN")});
+}
+
+TEST(Contraction, ScalarsBatchesAndSymmetric) {
+  check_all_variants(0.25, {"ijab", mk({4, 4, 6, 6}, "ANAN")}, {"abij", mk({6, 6, 4, 4}, "ANAN")}, 1.0,
+                     {"", mk({}, "")});
+  check_all_variants(1.0, {"ai", mk({5, 4}, "NN")}, {"ai", mk({5, 4}, "NN")}, 0.0, {"ai", mk({5, 4}, "NN")});
+  check_all_variants(1.0, {"ai", mk({5, 4}, "NN")}, {"bi", mk({6, 4}, "NN")}, 1.0, {"abi", mk({5, 6, 4}, "NNN")});
+  check_all_variants(1.0, {"ik", mk({6, 5}, "NN")}, {"jk", mk({6, 5}, "NN")}, 1.0, {"ij", mk({6, 6}, "SN")});
+  check_all_variants(1.0, {"ab", mk({6, 6}, "AN")}, {"c", mk({6}, "N")}, 1.0, {"abc", mk({6, 6, 6}, "AAN")});
+  check_all_variants(1.0, {"ief", mk({4, 6, 6}, "NAN")}, {"jef", mk({5, 6, 6}, "NAN")}, 1.0, {"ij", mk({4, 5}, "NN")});
+  check_all_variants(1.0, {"fe", mk({6, 6}, "AN")}, {"ef", mk({6, 6}, "NN")}, 1.0, {"", mk({}, "")});
+}
+
+TEST(Storage, SlicesOfSymmetricGroups) {
+  Context ctx(world());
+  const int o = 3, v = 4, n = o + v;
+  for (Sym sym : {Sym::SY, Sym::AS}) {
+    const Shape s({n, n, n}, {sym, Sym::NS, Sym::NS});
+    Tensor X(ctx, s, variant_mapping(ctx, s, 1));
+    X.fill_random(9);
+    const auto xd = dense::to_dense(X);
+    // occupied-virtual, virtual-occupied and virtual-virtual pieces of the pair.
+    const std::vector<std::pair<std::vector<int>, Shape>> cuts = {
+        {{0, o, 1}, Shape({o, v, 2}, {})},
+        {{o, 0, 0}, Shape({v, o, n}, {})},
+        {{o, o, 2}, Shape({v, v, 5}, {sym, Sym::NS, Sym::NS})},
+    };
+    for (const auto& [off, ys] : cuts) {
+      const Tensor Y = X.slice(off, ys);
+      const auto yd = dense::to_dense(Y);
+      dense::for_all(ys.lens, [&](const std::vector<int>& y) {
+        EXPECT_EQ(yd(y), xd({off[0] + y[0], off[1] + y[1], off[2] + y[2]}));
+      });
+    }
+  }
+}
