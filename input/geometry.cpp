@@ -94,7 +94,7 @@ AtomList read_xyz_file(const std::string& path, std::string_view key, std::strin
   constexpr std::size_t kMaxBytes = std::size_t{64} << 20;
   std::string text, reason;
   if (!read_text_file(path, kMaxBytes, text, reason))
-    fail(input_file, input_line, key, "the xyz file " + quote(path) + " " + reason);
+    fail(input_file, input_line, key, "the xyz file " + quote_path(path) + " " + reason);
   return parse_xyz_text(text, path, key);
 }
 

@@ -216,7 +216,7 @@ void read_basis(const Section& top, Input& input) {
   input.basis = resolve(input.path, *top.path("basis"));
   const std::string problem = detail::file_problem(input.basis);
   if (!problem.empty())
-    fail(input.path, top.line("basis"), "basis", "the basis file " + quote(input.basis) + " " + problem);
+    fail(input.path, top.line("basis"), "basis", "the basis file " + detail::quote_path(input.basis) + " " + problem);
 }
 
 void read_scf(const Section& top, Input& input) {

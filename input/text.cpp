@@ -80,6 +80,8 @@ std::string quote(std::string_view text) {
   return out + (long_text ? "...\"" : "\"");
 }
 
+std::string quote_path(std::string_view path) { return "\"" + one_line(path) + "\""; }
+
 std::string lower(std::string_view text) {
   std::string out(text);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -19,6 +19,9 @@ std::string one_line(std::string_view text);
 // User text for a message: in double quotes, control characters escaped,
 // shortened to about 40 characters.
 std::string quote(std::string_view text);
+// A file path for a message: in double quotes, control characters escaped,
+// never shortened (the user must see which file).
+std::string quote_path(std::string_view path);
 
 // ASCII lower case.
 std::string lower(std::string_view text);

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -31,6 +32,7 @@ struct Options {
   std::vector<int> ranks;            // empty: each case's own
   std::string workdir;               // empty: a fresh temporary folder
   bool keep = false;
+  double agree = -1;                 // > 0: values at all rank counts must agree this well
 };
 
 struct Row {
@@ -46,12 +48,13 @@ struct Row {
 const char* kUsage =
     "usage: cyclocc_regression --cyclocc PATH [--mpiexec PATH] [--references FILE]\n"
     "                          [--id ID]... [--quantity NAME]... [--with NAME]... [--ranks N]...\n"
-    "                          [--workdir DIR] [--keep]\n"
+    "                          [--workdir DIR] [--keep] [--agree TOL]\n"
     "Runs each case of the references file at each of its rank counts (or the --ranks given)\n"
     "and compares the listed properties of its results file with the reference values.\n"
     "--id and --quantity restrict the cases and the properties (repeatable); a case that lists\n"
     "none of the chosen properties is not run; --with NAME compares NAME as well in the cases that\n"
-    "run. Exit code 0 if every comparison passes (last line: 'N passed, M failed').\n";
+    "run. --agree TOL also requires the values of each case at all its rank counts to agree\n"
+    "within TOL. Exit code 0 if every comparison passes (last line: 'N passed, M failed').\n";
 
 [[noreturn]] void usage_error(const std::string& message) {
   std::cerr << "cyclocc_regression: " << message << "\n" << kUsage;
@@ -75,6 +78,12 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--with") o.also.insert(value());
     else if (a == "--workdir") o.workdir = value();
     else if (a == "--keep") o.keep = true;
+    else if (a == "--agree") {
+      const std::string v = value();
+      char* end = nullptr;
+      o.agree = std::strtod(v.c_str(), &end);
+      if (*end != '\0' || !(o.agree > 0)) usage_error("--agree needs a positive number (got '" + v + "')");
+    }
     else if (a == "--ranks") {
       const std::string v = value();
       char* end = nullptr;
@@ -170,6 +179,28 @@ void print_row(const Row& r) {
   std::fflush(stdout);
 }
 
+// The spread of each quantity over the rank counts of one case, as rows
+// (computed = the spread, reference = 0, pass when spread <= tol).
+std::vector<Row> agreement(const std::vector<Row>& rows, double tol) {
+  std::map<std::string, std::pair<double, double>> range;
+  std::map<std::string, int> count;
+  for (const Row& r : rows) {
+    if (!r.computed) continue;
+    auto [it, fresh] = range.try_emplace(r.quantity, *r.computed, *r.computed);
+    it->second.first = std::min(it->second.first, *r.computed);
+    it->second.second = std::max(it->second.second, *r.computed);
+    ++count[r.quantity];
+  }
+  std::vector<Row> out;
+  for (const auto& [q, mm] : range) {
+    if (count[q] < 2) continue;
+    const double spread = mm.second - mm.first;
+    out.push_back(Row{rows.front().id, count[q], q + " (rank spread)", spread, 0.0, spread <= tol,
+                      spread <= tol ? "" : "ranks disagree"});
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -205,14 +236,21 @@ int main(int argc, char** argv) {
     std::vector<int> rank_counts = o.ranks;
     if (rank_counts.empty())
       for (const auto& n : run["ranks"]) rank_counts.push_back(n.as<int>());
+    std::vector<Row> all;
     for (int ranks : rank_counts) {
       const fs::path dir = work / (id + "_np" + std::to_string(ranks));
       const int code = run_case(o, fs::absolute(base / run["input"].as<std::string>()), ranks, dir);
       for (const auto& row : compare(run, quantities, ranks, code, dir)) {
         print_row(row);
         (row.pass ? passed : failed) += 1;
+        all.push_back(row);
       }
     }
+    if (o.agree > 0 && !all.empty())
+      for (const auto& row : agreement(all, o.agree)) {
+        print_row(row);
+        (row.pass ? passed : failed) += 1;
+      }
   }
   for (const auto& id : o.ids)
     if (!seen_ids.count(id)) {
