@@ -161,6 +161,55 @@ IndexedT<SpinTensor> SpinTensor::operator[](const std::string& labels) const {
   return IndexedT<SpinTensor>(const_cast<SpinTensor*>(this), labels);
 }
 
+SpinTensor window_slice(const SpinTensor& src, const SpinDims& dims, const std::string& spaces, std::string name) {
+  if (spaces.size() != src.spaces().size()) throw std::invalid_argument("window_slice: order differs");
+  for (std::size_t p = 0; p < spaces.size(); ++p)
+    if (spaces[p] != src.spaces()[p] && !(spaces[p] == 'w' && src.spaces()[p] == 'o'))
+      throw std::invalid_argument("window_slice: only occupied indices can be windowed");
+  // Antisymmetry survives only between indices left in the same space.
+  std::vector<Sym> sym = src.sym();
+  for (std::size_t p = 0; p + 1 < spaces.size(); ++p)
+    if (spaces[p] != spaces[p + 1]) sym[p] = Sym::NS;
+  SpinTensor out(src.ctx(), dims, spaces, sym, name.empty() ? src.name() + "[" + spaces + "]" : std::move(name));
+  for (const auto& key : out.block_keys()) {
+    // The source block: the same spins, sorted alpha first inside src's groups.
+    std::string skey = key;
+    std::vector<int> pos(key.size());
+    std::iota(pos.begin(), pos.end(), 0);
+    for (const auto& g : groups_of(src.sym()))
+      std::stable_sort(pos.begin() + g.front(), pos.begin() + g.back() + 1,
+                       [&](int x, int y) { return key[x] < key[y]; });
+    int sign = 1;  // of the reordering inside src's antisymmetric groups
+    for (std::size_t q = 0; q < pos.size(); ++q) {
+      skey[q] = key[pos[q]];
+      for (std::size_t r = q + 1; r < pos.size(); ++r)
+        if (pos[q] > pos[r]) sign = -sign;
+    }
+    std::vector<int> off(key.size(), 0);
+    for (std::size_t p = 0; p < key.size(); ++p)
+      if (spaces[p] == 'w') off[p] = dims.win_offset[key[p] == 'a' ? 0 : 1];
+    Tensor& b = out.block(key);
+    if (b.shape().packed_size() == 0) continue;
+    // Read the source block in out's index order: a tensor with src's
+    // positions permuted, then sliced.
+    if (skey == key) {
+      b = src.block(skey).slice(off, b.shape(), b.name());
+    } else {
+      std::string from, to;
+      for (std::size_t q = 0; q < pos.size(); ++q) from += static_cast<char>('a' + pos[q]);
+      for (std::size_t p = 0; p < key.size(); ++p) to += static_cast<char>('a' + p);
+      // A NS copy of the source block in out's order, then the slice.
+      std::vector<int> lens;
+      for (std::size_t p = 0; p < key.size(); ++p) lens.push_back(src.dims().len(src.spaces()[p], key[p]));
+      Tensor full(src.ctx(), Shape(lens, std::vector<Sym>(key.size(), Sym::NS)));
+      sum(sign, src.block(skey), from, 0.0, full, to);
+      b = full.slice(off, b.shape(), b.name());
+    }
+  }
+  out.fill_derived();
+  return out;
+}
+
 // ---- expansion of a spin-orbital expression into block operations ----------
 
 namespace {

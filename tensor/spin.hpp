@@ -37,9 +37,13 @@ struct SpinDims {
   // indices and a sign). Only one of each pair is computed; the other is
   // filled from it. Requires equal alpha and beta dimensions.
   bool restricted = false;
+  // A window of the occupied orbitals (space 'w'): win[s] orbitals starting
+  // at occupied orbital win_offset[s], for working in batches of one index.
+  int win[2] = {0, 0};
+  int win_offset[2] = {0, 0};
   int len(char space, char spin) const {
     const int s = spin == 'a' ? 0 : 1;
-    return space == 'o' ? occ[s] : vir[s];
+    return space == 'o' ? occ[s] : space == 'v' ? vir[s] : win[s];
   }
 };
 
@@ -90,6 +94,11 @@ class SpinTensor {
 // Every spin block key of a structure (alpha first inside each group),
 // conserving spin between the upper and lower halves.
 std::vector<std::string> spin_blocks(const std::string& spaces, const std::vector<Sym>& sym);
+
+// The part of `src` where the indices marked 'w' in `spaces` (occupied in
+// src) lie in the window of `dims`; other positions keep src's space.
+SpinTensor window_slice(const SpinTensor& src, const SpinDims& dims, const std::string& spaces,
+                        std::string name = "");
 
 void contract(double alpha, const SpinTensor& A, const std::string& la, const SpinTensor& B, const std::string& lb,
               double beta, SpinTensor& C, const std::string& lc);

@@ -231,14 +231,42 @@ std::vector<std::vector<std::int64_t>> canonical_parts(const Layout& L) {
   return parts;
 }
 
-// Residues of the components for the element with canonical index k.
-std::vector<int> residues_of_index(const Layout& L, std::int64_t k) {
-  int x[kMaxOrder];
-  packed_unindex(L.shape(), k, x);
-  std::vector<int> res;
-  for (const Component& comp : L.comps()) res.push_back(comp.table->residue[comp.table->id(x + comp.first)]);
-  return res;
-}
+// The ranks holding the element with canonical index k, found from the
+// index by division alone: k splits into group ranks, which give each
+// component's tuple id and so its residue (no unranking of tuples).
+class IndexOwner {
+ public:
+  explicit IndexOwner(const Layout& L) : L_(L) {
+    const auto groups = L.shape().groups();
+    for (const Group& g : groups) count_.push_back(group_count(g.len, g.size, g.sym));
+    for (std::size_t c = 0; c < L.comps().size(); ++c) {
+      const Component& comp = L.comps()[c];
+      for (std::size_t g = 0; g < groups.size(); ++g)
+        if (groups[g].first >= comp.first && groups[g].first < comp.last) {
+          comp_of_.push_back(static_cast<int>(c));
+          // Stride of this group inside its component's tuple ids.
+          std::int64_t st = 1;
+          for (std::size_t h = g + 1; h < groups.size() && groups[h].first < comp.last; ++h) st *= count_[h];
+          stride_.push_back(st);
+        }
+    }
+    res_.resize(L.comps().size());
+  }
+  std::vector<int> holders(std::int64_t k) {
+    std::vector<std::int64_t> id(L_.comps().size(), 0);
+    for (int g = static_cast<int>(count_.size()) - 1; g >= 0; --g) {
+      id[comp_of_[g]] += (k % count_[g]) * stride_[g];
+      k /= count_[g];
+    }
+    for (std::size_t c = 0; c < id.size(); ++c) res_[c] = L_.comps()[c].table->residue[id[c]];
+    return L_.holders(res_);
+  }
+
+ private:
+  const Layout& L_;
+  std::vector<std::int64_t> count_, stride_;
+  std::vector<int> comp_of_, res_;
+};
 
 }  // namespace
 
@@ -271,7 +299,8 @@ std::vector<double> Tensor::export_slab() const {
   for (int s = 1; s < P; ++s) next[s] = next[s - 1] + rc[s - 1];
   const std::int64_t b = slab_begin(ctx().rank()), e = slab_begin(ctx().rank() + 1);
   std::vector<double> slab(static_cast<std::size_t>(e - b));
-  for (std::int64_t k = b; k < e; ++k) slab[k - b] = recv[next[L.holders(residues_of_index(L, k)).front()]++];
+  IndexOwner owner(L);
+  for (std::int64_t k = b; k < e; ++k) slab[k - b] = recv[next[owner.holders(k).front()]++];
   return slab;
 }
 
@@ -281,8 +310,9 @@ void Tensor::import_slab(const std::vector<double>& slab) {
   const std::int64_t b = slab_begin(ctx().rank()), e = slab_begin(ctx().rank() + 1);
   if (static_cast<std::int64_t>(slab.size()) != e - b) throw std::invalid_argument("import_slab: wrong slab size");
   std::vector<std::vector<double>> out(P);
+  IndexOwner index_owner(L);
   for (std::int64_t k = b; k < e; ++k)
-    for (int r : L.holders(residues_of_index(L, k))) out[r].push_back(slab[k - b]);
+    for (int r : index_owner.holders(k)) out[r].push_back(slab[k - b]);
   std::vector<std::int64_t> counts(P), rc;
   std::vector<double> send;
   for (int r = 0; r < P; ++r) {

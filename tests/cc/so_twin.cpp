@@ -141,4 +141,39 @@ void ccsd_rhs(const System& s, const Amps& t, Amps& r) {
         }
 }
 
+double triples(const System& s, const Amps& t) {
+  const int o = s.no, v = s.nv;
+  auto V = [&](int p, int q, int x, int y) { return s.V(p, q, x, y); };
+  auto X = [&](int a, int b, int c, int i, int j, int k) {  // before P(i/jk) P(a/bc)
+    double x = 0;
+    for (int e = 0; e < v; ++e) x += t.t2({a, e, j, k}) * V(o + e, i, o + b, o + c);
+    for (int m = 0; m < o; ++m) x -= t.t2({b, c, i, m}) * V(m, o + a, j, k);
+    return x;
+  };
+  auto Y = [&](int a, int b, int c, int i, int j, int k) { return t.t1({a, i}) * V(j, k, o + b, o + c); };
+  // P(i/jk) P(a/bc) f = sum over the 3 x 3 leading-index choices with signs.
+  auto P = [&](const auto& f, int a, int b, int c, int i, int j, int k) {
+    const int A[3][3] = {{a, b, c}, {b, a, c}, {c, b, a}};
+    const int I[3][3] = {{i, j, k}, {j, i, k}, {k, j, i}};
+    double x = 0;
+    for (int p = 0; p < 3; ++p)
+      for (int q = 0; q < 3; ++q)
+        x += (p ? -1 : 1) * (q ? -1 : 1) * f(A[p][0], A[p][1], A[p][2], I[q][0], I[q][1], I[q][2]);
+    return x;
+  };
+  double e = 0;
+  for (int i = 0; i < o; ++i)
+    for (int j = 0; j < o; ++j)
+      for (int k = 0; k < o; ++k)
+        for (int a = 0; a < v; ++a)
+          for (int b = 0; b < v; ++b)
+            for (int c = 0; c < v; ++c) {
+              const double w = P(X, a, b, c, i, j, k);
+              const double y = P(Y, a, b, c, i, j, k);
+              const double d = s.eps[i] + s.eps[j] + s.eps[k] - s.eps[o + a] - s.eps[o + b] - s.eps[o + c];
+              e += w * (w + y) / d;
+            }
+  return e / 36.0;
+}
+
 }  // namespace twin

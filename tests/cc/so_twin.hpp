@@ -58,7 +58,7 @@ inline System make_system(const SpinDims& d, const std::array<std::vector<double
 // Amplitudes in spin-orbital form: t1(a,i), t2(a,b,i,j); a, i count from 0
 // within the virtual and occupied spin orbitals.
 struct Amps {
-  dense::Array t1, t2;
+  dense::Array t1, t2, t3;  // t3(a,b,c,i,j,k) for CCSDT
 };
 
 inline double energy(const System& s, const Amps& t) {
@@ -73,5 +73,11 @@ inline double energy(const System& s, const Amps& t) {
 }
 
 void ccsd_rhs(const System& s, const Amps& t, Amps& r);
+
+// The CCSDT right-hand sides (t.t3 and r.t3 used).
+void ccsdt_rhs(const System& s, const Amps& t, Amps& r);
+
+// E(T) = 1/36 sum W (W + V) / D over all spin orbitals (Raghavachari et al. 1989).
+double triples(const System& s, const Amps& t);
 
 }  // namespace twin

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "chem/cc/ccsd.hpp"
+#include "chem/cc/ccsdt.hpp"
 #include "chem/cc/mo_integrals.hpp"
+#include "chem/cc/triples.hpp"
 #include "tensor/contract.hpp"
 #include "tests/cc/so_twin.hpp"
 #include "tests/mpi_world.hpp"
@@ -34,16 +36,16 @@ struct Fixture {
   cc::MoIntegrals mo;
   twin::System so;
 
-  Fixture(bool restricted)
-      : ctx(test::world()), d(dims(restricted)), chem(make_chem(ctx, d, restricted)), mo(build(*this, restricted)),
+  explicit Fixture(bool restricted, bool small = false)
+      : ctx(test::world()), d(dims(restricted, small)), chem(make_chem(ctx, d, restricted)), mo(build(*this, restricted)),
         so(make_so(*this)) {}
 
-  static tensor::SpinDims dims(bool restricted) {
+  static tensor::SpinDims dims(bool restricted, bool small) {
     tensor::SpinDims d;
-    d.occ[0] = 3;
-    d.occ[1] = restricted ? 3 : 2;
-    d.vir[0] = 4;
-    d.vir[1] = restricted ? 4 : 5;
+    d.occ[0] = small ? 2 : 3;
+    d.occ[1] = restricted ? d.occ[0] : d.occ[0] - 1;
+    d.vir[0] = small ? 3 : 4;
+    d.vir[1] = restricted ? d.vir[0] : d.vir[0] + 1;
     d.restricted = restricted;
     return d;
   }
@@ -90,12 +92,16 @@ void expect_block_matches(const twin::System& so, const tensor::SpinTensor& t) {
 }
 
 twin::Amps twin_amps(const cc::Amplitudes& t) {
-  return twin::Amps{dense::to_spin_orbital(t.t1), dense::to_spin_orbital(t.t2)};
+  twin::Amps a{dense::to_spin_orbital(t.t1), dense::to_spin_orbital(t.t2), {}};
+  if (t.t3) a.t3 = dense::to_spin_orbital(*t.t3);
+  return a;
 }
 
 void random_amplitudes(cc::Amplitudes& t) {
   std::uint64_t seed = 40;
-  for (tensor::SpinTensor* x : {&t.t1, &t.t2}) {
+  std::vector<tensor::SpinTensor*> all{&t.t1, &t.t2};
+  if (t.t3) all.push_back(&*t.t3);
+  for (tensor::SpinTensor* x : all) {
     for (const auto& k : x->block_keys()) {
       x->block(k).fill_random(seed++);
       x->block(k).scale(0.2);
@@ -146,3 +152,48 @@ TEST(Ccsd, Mp2AmplitudesAndEnergy) {
   EXPECT_LT(std::abs(ref), 1e3);
   EXPECT_GT(std::abs(ref), 1e-3);
 }
+
+namespace {
+void check_triples(bool restricted) {
+  Fixture f(restricted);
+  cc::Amplitudes t(f.ctx, f.d, false);
+  random_amplitudes(t);
+  const double ref = twin::triples(f.so, twin_amps(t));
+  EXPECT_GT(std::abs(ref), 1e-6);
+  for (int window : {1, 2, 5}) {
+    const double e = cc::triples_correction(f.mo, t, cc::TriplesOptions{window});
+    EXPECT_NEAR(e, ref, 1e-12 * std::max(1.0, std::abs(ref))) << "window " << window;
+  }
+}
+}  // namespace
+
+TEST(Triples, RhfLikeMatchesSpinOrbitalTwin) { check_triples(true); }
+TEST(Triples, UhfLikeMatchesSpinOrbitalTwin) { check_triples(false); }
+
+namespace {
+double max_diff(const dense::Array& a, const dense::Array& b) {
+  double e = 0;
+  for (std::size_t i = 0; i < a.v.size(); ++i) e = std::max(e, std::abs(a.v[i] - b.v[i]));
+  return e;
+}
+
+void check_ccsdt(bool restricted) {
+  Fixture f(restricted, true);
+  cc::Amplitudes t(f.ctx, f.d, true), r(f.ctx, f.d, true);
+  random_amplitudes(t);
+  const twin::Amps ta = twin_amps(t);
+  cc::ccsdt_rhs(f.mo, t, r);
+  twin::Amps ref;
+  twin::ccsdt_rhs(f.so, ta, ref);
+  const twin::Amps got = twin_amps(r);
+  EXPECT_LT(max_diff(got.t1, ref.t1), 1e-12);
+  EXPECT_LT(max_diff(got.t2, ref.t2), 1e-12);
+  EXPECT_LT(max_diff(got.t3, ref.t3), 1e-12);
+  double norm = 0;
+  for (double v : ref.t3.v) norm = std::max(norm, std::abs(v));
+  EXPECT_GT(norm, 1e-3);
+}
+}  // namespace
+
+TEST(Ccsdt, RhfLikeResidualMatchesSpinOrbitalTwin) { check_ccsdt(true); }
+TEST(Ccsdt, UhfLikeResidualMatchesSpinOrbitalTwin) { check_ccsdt(false); }

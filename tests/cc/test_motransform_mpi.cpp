@@ -4,6 +4,8 @@
 
 #include "chem/basis.hpp"
 #include "chem/cc/ccsd.hpp"
+#include "chem/cc/ccsdt.hpp"
+#include "chem/cc/triples.hpp"
 #include "chem/cc/solver.hpp"
 #include "chem/libint_session.hpp"
 #include "chem/motransform.hpp"
@@ -75,3 +77,49 @@ TEST(MoTransform, Mp2HydroxylCartesianUhf) { check_mp2("oh_631gs_uhf"); }
 TEST(Ccsd, WaterMinimalBasis) { check_mp2("h2o_sto3g_rhf", true); }
 TEST(Ccsd, LithiumUhf) { check_mp2("li_ccpvdz_uhf", true); }
 TEST(Ccsd, WaterFrozenCore) { check_mp2("h2o_ccpvdz_rhf_fc1", true); }
+
+namespace {
+// CCSD, then (T) and CCSDT from the CCSD amplitudes, against the references.
+void check_triples(const std::string& id) {
+  const std::string dir = std::string(CYCLOCC_SOURCE_DIR) + "/regression/";
+  const YAML::Node refs = YAML::LoadFile(dir + "references.yaml");
+  double e_t = 0, e_ccsdt = 0;
+  std::string input;
+  for (const auto& run : refs["runs"]) {
+    const auto rid = run["id"].as<std::string>();
+    if (rid == id) {
+      e_t = run["quantities"]["ccsd_prt_pr_total_energy"]["value"].as<double>();
+      input = dir + run["input"].as<std::string>();
+    }
+    if (rid == id + "_ccsdt") e_ccsdt = run["quantities"]["ccsdt_total_energy"]["value"].as<double>();
+  }
+  const input::Input in = input::parse_input(input);
+  par::Comm& comm = test::world();
+  const par::Log log(false, false);
+  const chem::Basis basis = chem::load_basis(in);
+  const chem::ScfResult scf = chem::run_scf(comm, in, basis, log);
+  tensor::Context ctx(comm);
+  const cc::MoIntegrals mo =
+      chem::transform_integrals(ctx, basis, scf, chem::active_space(scf, in.cc.frozen_core.count), log);
+  cc::Amplitudes t(ctx, mo.dims, false);
+  cc::mp2_amplitudes(mo, t);
+  const cc::Equations ccsd{[&](const cc::Amplitudes& x, cc::Amplitudes& r) { cc::ccsd_rhs(mo, x, r); },
+                           [&](const cc::Amplitudes& x) { return cc::ccsd_energy(mo, x); }};
+  const auto res = cc::solve(ccsd, mo, t, cc::SolverOptions{}, 0, nullptr);
+  ASSERT_TRUE(res.converged);
+  EXPECT_NEAR(scf.energy + res.energy + cc::triples_correction(mo, t), e_t, 1e-8) << id;
+  if (e_ccsdt == 0) return;
+  cc::Amplitudes t3(ctx, mo.dims, true);
+  t3.t1 = t.t1;
+  t3.t2 = t.t2;
+  const cc::Equations ccsdt{[&](const cc::Amplitudes& x, cc::Amplitudes& r) { cc::ccsdt_rhs(mo, x, r); },
+                            [&](const cc::Amplitudes& x) { return cc::ccsd_energy(mo, x); }};
+  const auto r3 = cc::solve(ccsdt, mo, t3, cc::SolverOptions{}, 0, nullptr);
+  ASSERT_TRUE(r3.converged);
+  EXPECT_NEAR(scf.energy + r3.energy, e_ccsdt, 1e-8) << id << " CCSDT after " << r3.iterations;
+}
+}  // namespace
+
+TEST(Triples, WaterMinimalBasis) { check_triples("h2o_sto3g_rhf"); }
+TEST(Triples, LithiumUhf) { check_triples("li_ccpvdz_uhf"); }
+TEST(Triples, HydroxylUhf) { check_triples("oh_631gs_uhf"); }

@@ -20,6 +20,7 @@ using cyclocc::tensor::Sym;
 struct Array {
   std::vector<int> lens;
   std::vector<double> v;
+  Array() = default;
   explicit Array(std::vector<int> l) : lens(std::move(l)) {
     std::size_t n = 1;
     for (int x : lens) n *= static_cast<std::size_t>(x);

@@ -1,0 +1,89 @@
+// (T) in spin-orbital form (Raghavachari et al. 1989; the formula as in
+// T. D. Crawford's programming project on CCSD(T)):
+//   D t_ijk^abc(c) = P(i/jk) P(a/bc) [ sum_e t_jk^ae <ei||bc> - sum_m t_im^bc <ma||jk> ]
+//   D t_ijk^abc(d) = P(i/jk) P(a/bc) t_i^a <jk||bc>
+//   E(T) = 1/36 sum_ijkabc t(c) D (t(c) + t(d))
+// The sum over i runs in windows of occupied orbitals (space 'w' of the spin
+// layer). For i in the window and all j, k:
+//   P(i/jk) X_i;jk = X_i;jk - X_j;ik - X_k;ji,
+// and the last two come from one term with the window index in X's second
+// slot, whose missing (jk) antisymmetry the output's declared symmetry adds.
+// With W and V antisymmetric in abc and jk, the full sum is 6 * 2 times the
+// packed sum, so E(T) = 1/3 sum over windows of the packed sum.
+#include "chem/cc/triples.hpp"
+
+#include <algorithm>
+
+namespace cyclocc::cc {
+
+using tensor::Sym;
+
+namespace {
+
+constexpr Sym N = Sym::NS, A = Sym::AS;
+
+// W^abc_ijk (connected) and V^abc_ijk (disconnected) for i in the window.
+struct WindowTriples {
+  SpinTensor w, v;
+};
+
+WindowTriples window_triples(const MoIntegrals& mo, const Amplitudes& t, const SpinDims& d) {
+  tensor::Context& ctx = t.t1.ctx();
+  const std::vector<Sym> sym{A, A, N, N, A, N};  // abc | i (window) | jk
+  WindowTriples x{SpinTensor(ctx, d, "vvvwoo", sym, "W(T)"), SpinTensor(ctx, d, "vvvwoo", sym, "V(T)")};
+  const SpinTensor t1w = tensor::window_slice(t.t1, d, "vw");
+  const SpinTensor t2w = tensor::window_slice(t.t2, d, "vvwo");       // t_im^ae, i in the window
+  const SpinTensor ovvv_w = tensor::window_slice(mo.ovvv, d, "wvvv");  // <ie||bc>
+  const SpinTensor ooov_w = tensor::window_slice(mo.ooov, d, "woov");  // <ik||ma>
+  const SpinTensor oovv_w = tensor::window_slice(mo.oovv, d, "wovv");  // <ik||bc>
+  // X_i;jk = sum_e t_jk^ae <ei||bc> - sum_m t_im^bc <ma||jk>, <ei||bc> = -<ie||bc>, <ma||jk> = <jk||ma>.
+  x.w["abcijk"] = -1.0 * t.t2["aejk"] * ovvv_w["iebc"];
+  x.w["abcijk"] -= t2w["bcim"] * mo.ooov["jkma"];
+  // - X_j;ik (window index second), antisymmetrised in jk by the output.
+  x.w["abcijk"] += t2w["aeik"] * mo.ovvv["jebc"];
+  x.w["abcijk"] += t.t2["bcjm"] * ooov_w["ikma"];
+  // V: t_i^a <jk||bc> - t_j^a <ik||bc>, with the same bookkeeping.
+  x.v["abcijk"] = t1w["ai"] * mo.oovv["jkbc"];
+  x.v["abcijk"] -= t.t1["aj"] * oovv_w["ikbc"];
+  return x;
+}
+
+// Sum over the packed elements of every block of W (W + V) / D.
+double window_energy(const MoIntegrals& mo, WindowTriples& x, const SpinDims& d) {
+  double e = 0;
+  auto spin = [](char c) { return c == 'a' ? 0 : 1; };
+  for (const auto& key : x.w.block_keys()) {
+    tensor::Tensor& w = x.w.block(key);
+    if (w.shape().packed_size() == 0) continue;
+    tensor::Tensor s = x.v.block(key);
+    tensor::sum(1.0, w, "abcijk", 1.0, s, "abcijk");
+    s.transform([&](const int* idx, double& val) {
+      double den = mo.eps_occ[spin(key[3])][d.win_offset[spin(key[3])] + idx[3]];
+      for (int p = 4; p < 6; ++p) den += mo.eps_occ[spin(key[p])][idx[p]];
+      for (int p = 0; p < 3; ++p) den -= mo.eps_vir[spin(key[p])][idx[p]];
+      val /= den;
+    });
+    e += w.dot(s);
+  }
+  return e;
+}
+
+}  // namespace
+
+double triples_correction(const MoIntegrals& mo, const Amplitudes& t, const TriplesOptions& opt) {
+  const int step = std::max(1, opt.window);
+  const int nocc = std::max(mo.dims.occ[0], mo.dims.occ[1]);
+  double e = 0;
+  for (int first = 0; first < nocc; first += step) {
+    SpinDims d = mo.dims;
+    for (int s = 0; s < 2; ++s) {
+      d.win_offset[s] = std::min(first, d.occ[s]);
+      d.win[s] = std::max(0, std::min(step, d.occ[s] - first));
+    }
+    WindowTriples x = window_triples(mo, t, d);
+    e += window_energy(mo, x, d);
+  }
+  return e / 3.0;
+}
+
+}  // namespace cyclocc::cc

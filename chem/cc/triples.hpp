@@ -1,0 +1,20 @@
+// The (T) correction of Raghavachari, Trucks, Pople and Head-Gordon,
+// Chem. Phys. Lett. 157, 479 (1989), on converged CCSD amplitudes, for RHF
+// and (through the same spin-orbital formula on canonical UHF orbitals, as
+// in Watts, Gauss and Bartlett, J. Chem. Phys. 98, 8718 (1993)) UHF references.
+#pragma once
+
+#include "chem/cc/amplitudes.hpp"
+#include "chem/cc/mo_integrals.hpp"
+
+namespace cyclocc::cc {
+
+struct TriplesOptions {
+  int window = 1;  // occupied orbitals (per spin) in each batch of the first index
+};
+
+// E(T). Never stores the whole T3: the triples are built one batch of the
+// first occupied index at a time (memory about v^3 o^2 window / 12 per batch).
+double triples_correction(const MoIntegrals& mo, const Amplitudes& t, const TriplesOptions& opt = {});
+
+}  // namespace cyclocc::cc
