@@ -23,6 +23,13 @@ void Stats::clear() {
 
 std::string Stats::table(std::size_t n) const {
   std::vector<std::pair<std::string, Total>> rows(totals_.begin(), totals_.end());
+  Total all;
+  for (const auto& [name, t] : rows) {
+    all.calls += t.calls;
+    all.flops += t.flops;
+    all.words += t.words;
+    all.seconds += t.seconds;
+  }
   std::sort(rows.begin(), rows.end(),
             [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });
   if (rows.size() > n) rows.resize(n);
@@ -36,6 +43,10 @@ std::string Stats::table(std::size_t n) const {
                   static_cast<long long>(t.calls), gf, static_cast<long long>(t.words), name.c_str());
     out += line;
   }
+  const double gf = all.seconds > 0 ? all.flops / all.seconds * 1e-9 : 0.0;
+  std::snprintf(line, sizeof line, "%10.3f %7lld %9.2f %12lld  all %zu operations (%.3g flops)\n", all.seconds,
+                static_cast<long long>(all.calls), gf, static_cast<long long>(all.words), totals_.size(), all.flops);
+  out += line;
   return out;
 }
 

@@ -23,28 +23,52 @@ double now() {
 std::int64_t words_moved(const par::Comm& c) { return c.words_sent() + c.words_received(); }
 
 // A' then A_c: the operand in its matrix layout (possibly T itself).
+// A constant operand keeps its prepared copy under this plan's key.
+std::string prepared_key(const OperandPlan& op) {
+  std::string k = op.ref_shape.str() + "|" + op.mat_shape.str() + "|" + op.mat_map.str() + "|";
+  for (int x : op.q) k += std::to_string(x) + ",";
+  k += "|";
+  for (int x : op.perm) k += std::to_string(x) + ",";
+  for (int n : op.mat_shape.lens) k += ":" + std::to_string(n);
+  return k;
+}
+
 class Prepared {
  public:
   Prepared(const OperandPlan& op, const Tensor& T) {
-    const Tensor* src = &T;
-    if (op.relabel) {
-      refined_.emplace(T.ctx(), op.ref_shape, T.mapping());
-      relabel(T, *refined_, op.q, 1.0);
-      src = &*refined_;
-    }
-    if (op.alias) {
-      ptr_ = src;
+    if (!op.relabel && op.alias) {
+      ptr_ = &T;
       return;
     }
-    mat_.emplace(T.ctx(), op.mat_shape, op.mat_map);
-    remap(*src, *mat_, op.perm, 1.0);
-    ptr_ = &*mat_;
+    const std::string key = T.constant() ? prepared_key(op) : std::string();
+    if (T.constant() && (kept_ = T.prepared(key))) {
+      ptr_ = kept_.get();
+      reused_ = true;
+      return;
+    }
+    const Tensor* src = &T;
+    if (op.relabel) {
+      refined_ = std::make_shared<Tensor>(T.ctx(), op.ref_shape, T.mapping());
+      relabel(T, *refined_, op.q, 1.0);
+      src = refined_.get();
+    }
+    std::shared_ptr<Tensor> result = refined_;
+    if (!op.alias) {
+      result = std::make_shared<Tensor>(T.ctx(), op.mat_shape, op.mat_map);
+      remap(*src, *result, op.perm, 1.0);
+    }
+    ptr_ = result.get();
+    kept_ = result;
+    if (T.constant()) T.keep_prepared(key, result);
   }
   const Tensor& get() const { return *ptr_; }
+  bool reused() const { return reused_; }
 
  private:
-  std::optional<Tensor> refined_, mat_;
+  std::shared_ptr<Tensor> refined_;
+  std::shared_ptr<const Tensor> kept_;
   const Tensor* ptr_ = nullptr;
+  bool reused_ = false;
 };
 
 std::int64_t product(const std::vector<std::int64_t>& e, int from, int to) {
@@ -117,7 +141,8 @@ void contract(double alpha, const Tensor& A0, const std::string& la, const Tenso
   rec.mapping = plan->mapping;
   rec.flops = flops;
   rec.words = words_moved(comm) - w0;
-  rec.predicted = plan->predicted;
+  // A reused prepared operand moved nothing; the model's words for it drop out.
+  rec.predicted = plan->predicted - (pa.reused() ? plan->a.predicted : 0) - (pb.reused() ? plan->b.predicted : 0);
   rec.seconds = now() - t0;
   comm.stats().record(rec);
 }

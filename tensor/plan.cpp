@@ -144,7 +144,7 @@ LGroups join(std::initializer_list<const LGroups*> parts) {
 }
 
 std::string key_of(const Tensor& T, const std::string& l) {
-  std::string k = l + ":" + T.shape().str() + ":" + T.mapping().str() + ":";
+  std::string k = l + ":" + T.shape().str() + ":" + T.mapping().str() + (T.constant() ? ":const:" : ":");
   for (int n : T.shape().lens) k += std::to_string(n) + ",";
   return k;
 }
@@ -331,21 +331,33 @@ std::shared_ptr<const ContractionPlan> plan_contraction(const Tensor& A0, const 
     const bool partial = cd.pk > 1;
     const bool c_direct = !plan->c_relabel && concat(c_mat) == lc && C.mapping() == cm && !partial;
     std::vector<std::int64_t> words(static_cast<std::size_t>(P) * P, 0);
+    std::int64_t a_words = 0, b_words = 0;
     auto add = [&](const std::vector<std::int64_t>& w) {
       for (std::size_t i = 0; i < w.size(); ++i) words[i] += w[i];
+      return traffic_of(w, P, ctx.rank());
     };
     // Elements each rank copies into new layouts (the largest count matters).
+    // A constant operand is prepared once and kept (Tensor::set_constant),
+    // so its redistribution costs nothing over the iterations.
     std::vector<double> copies(P, 0.0);
     auto copied = [&](const Layout& l) {
       for (int r = 0; r < P; ++r) copies[r] += static_cast<double>(l.local_size(r));
     };
+    std::vector<std::int64_t> kept(static_cast<std::size_t>(P) * P, 0);  // traffic of constant operands
+    auto add_kept = [&](const std::vector<std::int64_t>& w) {
+      for (std::size_t i = 0; i < w.size(); ++i) kept[i] += w[i];
+    };
     if (!a_alias) {
-      add(remap_traffic(*ctx.layout(a_ref_shape, A.mapping()), *la_c, plan->a.perm));
-      copied(*la_c);
+      const auto w = remap_traffic(*ctx.layout(a_ref_shape, A.mapping()), *la_c, plan->a.perm);
+      a_words = add(w);
+      if (A.constant()) add_kept(w);
+      else copied(*la_c);
     }
     if (!b_alias) {
-      add(remap_traffic(*ctx.layout(b_ref_shape, B.mapping()), *lb_c, plan->b.perm));
-      copied(*lb_c);
+      const auto w = remap_traffic(*ctx.layout(b_ref_shape, B.mapping()), *lb_c, plan->b.perm);
+      b_words = add(w);
+      if (B.constant()) add_kept(w);
+      else copied(*lb_c);
     }
     if (!c_direct) {
       add(remap_traffic(*lc_c, *ctx.layout(c_ref_shape, C.mapping()), plan->c_perm, partial));
@@ -354,7 +366,7 @@ std::shared_ptr<const ContractionPlan> plan_contraction(const Tensor& A0, const 
     std::int64_t max_words = 0;
     double max_flops = 0;
     for (int r = 0; r < P; ++r) {
-      max_words = std::max(max_words, traffic_of(words, P, r));
+      max_words = std::max(max_words, traffic_of(words, P, r) - traffic_of(kept, P, r));
       const double f = 2.0 * std::sqrt(static_cast<double>(la_c->local_size(r)) * lb_c->local_size(r) *
                                        lc_c->local_size(r) / hsize);
       max_flops = std::max(max_flops, f);
@@ -372,6 +384,8 @@ std::shared_ptr<const ContractionPlan> plan_contraction(const Tensor& A0, const 
       plan->partial = partial;
       plan->mapping = fallback ? std::string("replicated") : describe(cd, cl);
       plan->predicted = traffic_of(words, P, ctx.rank());
+      plan->a.predicted = a_words;
+      plan->b.predicted = b_words;
       plan->flops = 2.0 * std::sqrt(static_cast<double>(la_c->local_size()) * lb_c->local_size() *
                                     lc_c->local_size() / hsize);
     }

@@ -36,6 +36,7 @@ struct OperandPlan {
   std::vector<int> perm;        // A_c position -> A' position
   bool alias = false;           // A_c is A' (no remap)
   bool trans = false;           // A_c is [H|K|I] (B: [H|J|K]) rather than [H|I|K] ([H|K|J])
+  std::int64_t predicted = 0;   // words this rank moves for this operand's remap
 };
 
 struct ContractionPlan {

@@ -94,19 +94,91 @@ Flip flip_of(const std::string& key, const std::vector<Sym>& sym) {
 
 }  // namespace
 
+namespace {
+
+// A block of four or six indices with one spin throughout ("aaaa", "aaaaaa").
+bool same_spin_pair_block(const std::string& key) {
+  return (key.size() == 4 || key.size() == 6) && key == std::string(key.size(), key[0]);
+}
+
+// The spin patterns whose elements add up to the all-alpha element of a
+// closed-shell (spin-free) quantity with n upper and n lower indices: the last
+// upper index beta and one lower index beta (each pairing of the upper with
+// the lower indices appears in exactly one of them).
+std::vector<std::string> mixed_patterns(int n) {
+  std::vector<std::string> out;
+  for (int q = 0; q < n; ++q) {
+    std::string s = std::string(n - 1, 'a') + "b" + std::string(n, 'a');
+    s[n + q] = 'b';
+    out.push_back(s);
+  }
+  return out;
+}
+
+// The block, its labels and the sign that hold the element with the given
+// spin per index (labels "abcd"), read through the groups' antisymmetry.
+struct Source {
+  std::string key, labels;
+  int sign = 1;
+};
+
+Source source_of(const std::string& spins, const std::vector<Sym>& sym) {
+  Source src;
+  for (const auto& g : groups_of(sym)) {
+    std::vector<int> pos = g;
+    std::stable_sort(pos.begin(), pos.end(), [&](int x, int y) { return spins[x] < spins[y]; });
+    for (std::size_t a = 0; a < pos.size(); ++a)
+      for (std::size_t b = a + 1; b < pos.size(); ++b)
+        if (pos[a] > pos[b]) src.sign = -src.sign;
+    for (int p : pos) {
+      src.key += spins[p];
+      src.labels += static_cast<char>('a' + p);
+    }
+  }
+  return src;
+}
+
+}  // namespace
+
 bool SpinTensor::derived(const std::string& spins) const {
-  return dims_.restricted && flip_of(spins, sym_).key < spins;
+  if (!dims_.restricted) return false;
+  // Closed-shell quantities: the all-alpha block is a sum of mixed ones
+  // (mixed_patterns), so only the mixed blocks are computed.
+  if (same_spin_pair_block(spins)) return true;
+  return flip_of(spins, sym_).key < spins;
 }
 
 void SpinTensor::fill_derived() {
   if (!dims_.restricted) return;
   std::string labels;
   for (int p = 0; p < order(); ++p) labels += static_cast<char>('a' + p);
-  for (auto& [key, block] : blocks_) {
-    if (!derived(key)) continue;
-    const Flip f = flip_of(key, sym_);  // the partner of a derived block is not derived
-    tensor::sum(f.sign, blocks_.at(f.key), f.order, 0.0, block, labels);
+  auto flip_fill = [&](bool uniform) {
+    for (auto& [key, block] : blocks_) {
+      if (!derived(key) || key == std::string(order(), 'a') || same_spin_pair_block(key) != uniform) continue;
+      const Flip f = flip_of(key, sym_);  // the partner of a flip-derived block is computed
+      tensor::sum(f.sign, blocks_.at(f.key), f.order, 0.0, block, labels);
+    }
+  };
+  // Mixed blocks first (the all-alpha block is built from them), then the
+  // all-alpha block, then its flipped all-beta partner.
+  flip_fill(false);
+  const std::string all_alpha(order(), 'a');
+  if (same_spin_pair_block(all_alpha) && blocks_.count(all_alpha)) {
+    // The mixed patterns assembled without symmetry and then packed: the
+    // declared antisymmetry adds each of the |G| group permutations of an
+    // already antisymmetric array, hence 1/|G|.
+    Tensor& aaaa = blocks_.at(all_alpha);
+    Tensor full(ctx(), Shape(aaaa.shape().lens, std::vector<Sym>(order(), Sym::NS)));
+    for (const std::string& spins : mixed_patterns(order() / 2)) {
+      const Source src = source_of(spins, sym_);
+      tensor::sum(src.sign, blocks_.at(src.key), src.labels, 1.0, full, labels);
+    }
+    double group = 1;
+    for (const Group& g : aaaa.shape().groups())
+      for (int k = 2; k <= g.size; ++k) group *= k;
+    tensor::sum(1.0 / group, full, labels, 0.0, aaaa, labels);
   }
+  flip_fill(true);
 }
 
 void SpinTensor::flip_symmetrize() {
@@ -146,6 +218,10 @@ const Tensor& SpinTensor::block(const std::string& spins) const {
 void SpinTensor::set_zero() {
   for (auto& kv : blocks_) kv.second.set_zero();
 }
+void SpinTensor::set_constant(bool constant) {
+  for (auto& kv : blocks_) kv.second.set_constant(constant);
+}
+
 void SpinTensor::scale(double alpha) {
   for (auto& kv : blocks_) kv.second.scale(alpha);
 }

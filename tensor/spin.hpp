@@ -65,9 +65,10 @@ class SpinTensor {
   bool derived(const std::string& spins) const;
   // Fills every derived block from its partner (no-op unless restricted).
   void fill_derived();
-  // Makes the blocks closed-shell (unchanged by a global spin flip): each
-  // block is averaged with the flipped image of its partner, then derived
-  // blocks are filled. For preparing restricted inputs (e.g. random tests).
+  // Makes the blocks unchanged by a global spin flip: each block is averaged
+  // with the flipped image of its partner, then derived blocks are filled.
+  // For two- and four-index tensors this makes any blocks closed-shell (spin
+  // free); six-index ones need a spin-free construction (see the tests).
   void flip_symmetrize();
   bool has_block(const std::string& spins) const { return blocks_.count(spins) != 0; }
   Tensor& block(const std::string& spins);
@@ -75,6 +76,8 @@ class SpinTensor {
 
   void set_zero();
   void scale(double alpha);
+  // Marks every block constant (Tensor::set_constant), e.g. the integrals.
+  void set_constant(bool constant);
   // Sum of the packed dot products of all blocks (every unique amplitude once).
   double dot(const SpinTensor& o) const;
   double norm2() const;

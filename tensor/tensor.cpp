@@ -388,3 +388,22 @@ Tensor Tensor::slice(const std::vector<int>& offsets, const Shape& yshape, std::
   return y;
 }
 }  // namespace cyclocc::tensor
+
+namespace cyclocc::tensor {
+void Tensor::set_constant(bool constant) {
+  constant_ = constant;
+  prepared_.reset();
+}
+
+std::shared_ptr<const Tensor> Tensor::prepared(const std::string& key) const {
+  if (!constant_ || !prepared_) return nullptr;
+  auto it = prepared_->find(key);
+  return it == prepared_->end() ? nullptr : it->second;
+}
+
+void Tensor::keep_prepared(const std::string& key, std::shared_ptr<const Tensor> copy) const {
+  if (!constant_) return;
+  if (!prepared_) prepared_ = std::make_shared<std::map<std::string, std::shared_ptr<const Tensor>>>();
+  (*prepared_)[key] = std::move(copy);
+}
+}  // namespace cyclocc::tensor

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,8 +39,22 @@ class Tensor {
   const std::string& name() const { return name_; }
   void set_name(std::string n) { name_ = std::move(n); }
 
-  std::vector<double>& data() { return data_; }
+  // Writing through data() ends constancy (below).
+  std::vector<double>& data() {
+    if (constant_) set_constant(false);
+    return data_;
+  }
   const std::vector<double>& data() const { return data_; }
+
+  // A constant tensor (e.g. the integrals) keeps the copies of itself that
+  // contractions prepare (unpacked, redistributed into their matrix layout),
+  // so later contractions with the same plan reuse them instead of moving the
+  // data again. Any write through data() clears them.
+  void set_constant(bool constant);
+  bool constant() const { return constant_; }
+  // The prepared copy stored under `key`, or null (constant tensors only).
+  std::shared_ptr<const Tensor> prepared(const std::string& key) const;
+  void keep_prepared(const std::string& key, std::shared_ptr<const Tensor> copy) const;
 
   // Moves the data into another mapping (collective).
   void redistribute(const Mapping& map);
@@ -92,6 +107,8 @@ class Tensor {
   std::shared_ptr<const Layout> layout_;
   std::vector<double> data_;
   std::string name_;
+  bool constant_ = false;
+  mutable std::shared_ptr<std::map<std::string, std::shared_ptr<const Tensor>>> prepared_;
 };
 
 // splitmix64 hash: the random value of element k for a seed (in [-1, 1)).

@@ -93,6 +93,9 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
   mo.ovov["pqrs"] -= direct(ctx, d, chem, "ovvo")["pqsr"];
   mo.ovvv["pqrs"] = direct(ctx, d, chem, "ovvv")["pqrs"];
   mo.vvvv["pqrs"] = 0.5 * direct(ctx, d, chem, "vvvv")["pqrs"];
+  // Fixed from here on: contractions keep their prepared copies.
+  for (SpinTensor* t : {&mo.f_oo, &mo.f_ov, &mo.f_vv, &mo.oooo, &mo.ooov, &mo.oovv, &mo.ovov, &mo.ovvv, &mo.vvvv})
+    t->set_constant(true);
   return mo;
 }
 

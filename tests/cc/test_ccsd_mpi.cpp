@@ -102,6 +102,11 @@ void random_amplitudes(cc::Amplitudes& t) {
   std::vector<tensor::SpinTensor*> all{&t.t1, &t.t2};
   if (t.t3) all.push_back(&*t.t3);
   for (tensor::SpinTensor* x : all) {
+    if (x->order() == 6 && x->dims().restricted) {
+      dense::closed_shell_triples(*x, seed);
+      x->scale(0.2);
+      continue;
+    }
     for (const auto& k : x->block_keys()) {
       x->block(k).fill_random(seed++);
       x->block(k).scale(0.2);

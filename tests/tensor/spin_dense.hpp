@@ -61,4 +61,21 @@ inline Array to_spin_orbital(const SpinTensor& t) {
   return so;
 }
 
+
+// A random closed-shell (spin-free) three-body quantity: random blocks are
+// not (flip symmetry alone does not make the all-alpha block the sum of the
+// mixed ones for six indices), so build it as P(a/bc) P(k/ij) of spin-free
+// two-body pieces.
+inline void closed_shell_triples(SpinTensor& t, std::uint64_t& seed) {
+  const SpinDims& d = t.dims();
+  SpinTensor w(t.ctx(), d, "vvvo", {Sym::AS, Sym::NS, Sym::NS, Sym::NS}, "w"), u(t.ctx(), d, "ovoo", {Sym::NS, Sym::NS, Sym::AS, Sym::NS}, "u"),
+      x(t.ctx(), d, "vvoo", {Sym::AS, Sym::NS, Sym::AS, Sym::NS}, "x");
+  for (SpinTensor* p : {&w, &u, &x}) {
+    for (const auto& k : p->block_keys()) p->block(k).fill_random(seed++);
+    p->flip_symmetrize();
+  }
+  cyclocc::tensor::contract(1.0, w, "bcek", x, "aeij", 0.0, t, "abcijk");
+  cyclocc::tensor::contract(1.0, u, "mcjk", x, "abim", 1.0, t, "abcijk");
+}
+
 }  // namespace dense

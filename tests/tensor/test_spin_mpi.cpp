@@ -151,6 +151,10 @@ void check_restricted(double alpha, const Spec& a, const Spec& b, const Spec& c)
   SpinTensor Xr(ctx, r, a.spaces, a.sym, "X"), Yr(ctx, r, b.spaces, b.sym, "Y"), Zr(ctx, r, c.spaces, c.sym, "Z");
   std::uint64_t seed = 7;
   for (SpinTensor* t : {&Xr, &Yr, &Zr}) {
+    if (t->order() == 6) {
+      dense::closed_shell_triples(*t, seed);
+      continue;
+    }
     for (const auto& k : t->block_keys()) t->block(k).fill_random(seed++);
     t->flip_symmetrize();
   }

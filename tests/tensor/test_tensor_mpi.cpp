@@ -310,3 +310,25 @@ TEST(Storage, SlicesOfSymmetricGroups) {
     }
   }
 }
+
+TEST(Contraction, ConstantOperandsKeepTheirPreparedCopies) {
+  Context ctx(world());
+  const Shape sv = mk({4, 5, 6, 6}, "NNAN"), st = mk({6, 4}, "NN"), sz = mk({5, 6}, "NN");
+  Tensor V(ctx, sv, variant_mapping(ctx, sv, 1), "V"), T(ctx, st, "T"), Z(ctx, sz, "Z");
+  V.fill_random(1);
+  T.fill_random(2);
+  auto ref = dense::product(1.0, dense::to_dense(T), "fm", dense::to_dense(V), "mafe", sz.lens, "ae");
+  V.set_constant(true);
+  for (int pass = 0; pass < 3; ++pass) {
+    contract(1.0, T, "fm", V, "mafe", 0.0, Z, "ae");
+    const auto rec = world().stats().last();
+    EXPECT_EQ(rec.words, rec.predicted) << "pass " << pass;
+    EXPECT_LT(dense::packed_error(sz, ref, dense::to_dense(Z)), 1e-12) << "pass " << pass;
+  }
+  // Writing V ends its constancy, so the kept copies are not used any more.
+  for (double& x : V.data()) x *= 2;
+  EXPECT_FALSE(V.constant());
+  contract(1.0, T, "fm", V, "mafe", 0.0, Z, "ae");
+  for (double& x : ref.v) x *= 2;
+  EXPECT_LT(dense::packed_error(sz, ref, dense::to_dense(Z)), 1e-12);
+}
