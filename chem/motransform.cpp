@@ -124,37 +124,75 @@ ActiveSpace active_space(const ScfResult& scf, int frozen) {
 
 namespace {
 
-// The active columns of C (frozen orbitals dropped) as a tensor [N, n].
-Tensor coefficients(tensor::Context& ctx, const Eigen::MatrixXd& C, int frozen, const char* name) {
-  const int n = static_cast<int>(C.rows()), m = static_cast<int>(C.cols()) - frozen;
-  Tensor c(ctx, Shape({n, m}, {}), name);
-  c.transform([&](const int* x, double& v) { v = C(x[0], frozen + x[1]); });
+// Columns [first, first + count) of C as a tensor [N, count].
+Tensor coefficients(tensor::Context& ctx, const Eigen::MatrixXd& C, int first, int count, const std::string& name) {
+  const int n = static_cast<int>(C.rows());
+  Tensor c(ctx, Shape({n, count}, {}), name);
+  c.transform([&](const int* x, double& v) { v = C(x[0], first + x[1]); });
   return c;
 }
 
-// (mu nu|r s) with r, s of one spin: SY(mu nu), SY(r s).
-Tensor half_transform(const Tensor& ao, const Tensor& c) {
-  tensor::Context& ctx = ao.ctx();
-  const int n = ao.shape().lens[0], m = c.shape().lens[1];
-  Tensor x1(ctx, Shape({n, n, n, m}, {Sym::SY, Sym::NS, Sym::NS, Sym::NS}), "(mn|ls)");
-  x1["mnls"] = ao["mnlt"] * c["ts"];
-  Tensor x2(ctx, Shape({n, n, m, m}, {Sym::SY, Sym::NS, Sym::SY, Sym::NS}), "(mn|rs)");
-  // The product is symmetric in r, s but not structurally: the declared SY
-  // adds the swapped term, so take half (contract.hpp conventions).
-  x2["mnrs"] = 0.5 * x1["mnls"] * c["lr"];
-  return x2;
-}
+// The chemist blocks (pq|rs) computed straight from the AO integrals with
+// the occupied and virtual coefficients: the ket quarter transformations are
+// shared between the blocks that need them, every block is made once.
+class ChemistTransform {
+ public:
+  ChemistTransform(const Tensor& ao, std::array<std::array<Tensor, 2>, 2> c) : ao_(ao), c_(std::move(c)) {}
 
-// (p q|r s) with p, q from c and r, s already transformed in `half`.
-Tensor bra_transform(const Tensor& half, const Tensor& c) {
-  tensor::Context& ctx = half.ctx();
-  const int n = half.shape().lens[0], m1 = c.shape().lens[1], m2 = half.shape().lens[2];
-  Tensor y1(ctx, Shape({n, m1, m2, m2}, {Sym::NS, Sym::NS, Sym::SY, Sym::NS}), "(mq|rs)");
-  y1["mqrs"] = half["mnrs"] * c["nq"];
-  Tensor y2(ctx, Shape({m1, m1, m2, m2}, {Sym::SY, Sym::NS, Sym::SY, Sym::NS}), "(pq|rs)");
-  y2["pqrs"] = 0.5 * y1["mqrs"] * c["mp"];
-  return y2;
-}
+  const Tensor& operator()(int s1, int s2, const std::string& spaces) {
+    const std::string key = std::to_string(s1) + std::to_string(s2) + spaces;
+    auto it = blocks_.find(key);
+    if (it != blocks_.end()) return it->second;
+    const Tensor& half = ket(s2, spaces[2], spaces[3]);
+    const Tensor& cp = c_[s1][space(spaces[0])];
+    const Tensor& cq = c_[s1][space(spaces[1])];
+    tensor::Context& ctx = ao_.ctx();
+    const int n = ao_.shape().lens[0], np = cp.shape().lens[1], nq = cq.shape().lens[1];
+    const auto& hl = half.shape().lens;
+    const Sym ket_sym = half.shape().sym[2];
+    Tensor y1(ctx, Shape({n, nq, hl[2], hl[3]}, {Sym::NS, Sym::NS, ket_sym, Sym::NS}), "(mq|rs)");
+    y1["mqrs"] = half["mnrs"] * cq["nq"];
+    const bool same = spaces[0] == spaces[1];
+    Tensor y2(ctx, Shape({np, nq, hl[2], hl[3]}, {same ? Sym::SY : Sym::NS, Sym::NS, ket_sym, Sym::NS}), "(pq|rs)");
+    // A symmetric pair: the declared SY adds the swapped term, so take half
+    // (contract.hpp conventions).
+    y2["pqrs"] = (same ? 0.5 : 1.0) * y1["mqrs"] * cp["mp"];
+    return blocks_.emplace(key, std::move(y2)).first->second;
+  }
+
+ private:
+  static int space(char c) { return c == 'o' ? 0 : 1; }
+
+  // (mu nu|r s), r and s of spin s in spaces x and y.
+  const Tensor& ket(int s, char x, char y) {
+    const std::string key = std::to_string(s) + x + y;
+    auto it = kets_.find(key);
+    if (it != kets_.end()) return it->second;
+    const Tensor& first = quarter(s, y);
+    const Tensor& cx = c_[s][space(x)];
+    const int n = ao_.shape().lens[0], nx = cx.shape().lens[1], ny = first.shape().lens[3];
+    const bool same = x == y;
+    Tensor x2(ao_.ctx(), Shape({n, n, nx, ny}, {Sym::SY, Sym::NS, same ? Sym::SY : Sym::NS, Sym::NS}), "(mn|rs)");
+    x2["mnrs"] = (same ? 0.5 : 1.0) * first["mnls"] * cx["lr"];
+    return kets_.emplace(key, std::move(x2)).first->second;
+  }
+
+  // (mu nu|lambda s), s of spin `s` in space y.
+  const Tensor& quarter(int s, char y) {
+    const std::string key = std::to_string(s) + y;
+    auto it = quarters_.find(key);
+    if (it != quarters_.end()) return it->second;
+    const Tensor& cy = c_[s][space(y)];
+    const int n = ao_.shape().lens[0];
+    Tensor x1(ao_.ctx(), Shape({n, n, n, cy.shape().lens[1]}, {Sym::SY, Sym::NS, Sym::NS, Sym::NS}), "(mn|ls)");
+    x1["mnls"] = ao_["mnlt"] * cy["ts"];
+    return quarters_.emplace(key, std::move(x1)).first->second;
+  }
+
+  const Tensor& ao_;
+  std::array<std::array<Tensor, 2>, 2> c_;  // [spin][occupied, virtual]
+  std::map<std::string, Tensor> quarters_, kets_, blocks_;
+};
 
 std::array<std::vector<double>, 2> energies(const ScfResult& scf, const ActiveSpace& s, bool occupied) {
   std::array<std::vector<double>, 2> e;
@@ -172,33 +210,31 @@ std::array<std::vector<double>, 2> energies(const ScfResult& scf, const ActiveSp
 cc::MoIntegrals transform_integrals(tensor::Context& ctx, const Basis& basis, const ScfResult& scf,
                                     const ActiveSpace& space, const par::Log& log, TransformStats* stats) {
   const bool restricted = scf.reference == "rhf";
-  double t0 = now();
+  const double t0 = now();
   const Tensor ao = ao_integrals(ctx, basis);
   const double t1 = now();
   log.print("MO transform: AO integrals %.2f s\n", t1 - t0);
-  const Tensor ca = coefficients(ctx, scf.C_alpha, space.frozen[0], "C_a");
-  const Tensor cb = coefficients(ctx, restricted ? scf.C_alpha : scf.C_beta, space.frozen[1], "C_b");
-  const Tensor half_a = half_transform(ao, ca);
-  const Tensor aa = bra_transform(half_a, ca);
-  std::optional<Tensor> half_b, ab, bb;
-  if (!restricted) {
-    half_b.emplace(half_transform(ao, cb));
-    ab.emplace(bra_transform(*half_b, ca));
-    bb.emplace(bra_transform(*half_b, cb));
-  }
-  const double t2 = now();
-  log.print("MO transform: quarter transformations %.2f s\n", t2 - t1);
+  auto block = [&](int s, bool occupied) {
+    const Eigen::MatrixXd& C = (s == 0 || restricted) ? scf.C_alpha : scf.C_beta;
+    const int first = occupied ? space.frozen[s] : space.frozen[s] + space.occ[s];
+    return coefficients(ctx, C, first, occupied ? space.occ[s] : space.vir[s], occupied ? "C_o" : "C_v");
+  };
+  ChemistTransform chem(ao, {{{block(0, true), block(0, false)}, {block(1, true), block(1, false)}}});
   tensor::SpinDims d;
   d.restricted = restricted;
   for (int k = 0; k < 2; ++k) {
     d.occ[k] = space.occ[k];
     d.vir[k] = space.vir[k];
   }
-  cc::ChemistIntegrals chem{&aa, restricted ? &aa : &*ab, restricted ? &aa : &*bb};
-  cc::MoIntegrals mo = cc::build_mo_integrals(ctx, d, energies(scf, space, true), energies(scf, space, false), chem);
-  const double t3 = now();
-  log.print("MO transform: spin blocks %.2f s\n", t3 - t2);
-  if (stats) *stats = TransformStats{t1 - t0, t2 - t1, t3 - t2};
+  cc::MoIntegrals mo = cc::build_mo_integrals(
+      ctx, d, energies(scf, space, true), energies(scf, space, false),
+      [&](int s1, int s2, const std::string& sp) -> const Tensor& {
+        // Closed shell: alpha and beta orbitals are the same.
+        return restricted ? chem(0, 0, sp) : chem(s1, s2, sp);
+      });
+  const double t2 = now();
+  log.print("MO transform: transformation and spin blocks %.2f s\n", t2 - t1);
+  if (stats) *stats = TransformStats{t1 - t0, t2 - t1, 0.0};
   return mo;
 }
 

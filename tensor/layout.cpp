@@ -223,6 +223,34 @@ std::vector<int> Layout::holders(const std::vector<int>& res) const {
   return out;
 }
 
+std::vector<std::vector<int>> Layout::rank_parts() const {
+  std::vector<std::vector<int>> parts(comps_.size());
+  for (std::size_t c = 0; c < comps_.size(); ++c) {
+    parts[c].assign(comps_[c].phase, 0);
+    for (int res = 0; res < comps_[c].phase; ++res) {
+      int r = res, part = 0;
+      for (int d : comps_[c].dims) {
+        part += (r % map_.grid[d]) * grid_stride_[d];
+        r /= map_.grid[d];
+      }
+      parts[c][res] = part;
+    }
+  }
+  return parts;
+}
+
+std::vector<int> Layout::replica_offsets() const {
+  std::vector<int> off{0};
+  for (int d : replicated_dims()) {
+    std::vector<int> more;
+    for (int o : off)
+      for (int k = 0; k < map_.grid[d]; ++k) more.push_back(o + k * grid_stride_[d]);
+    off.swap(more);
+  }
+  std::sort(off.begin(), off.end());
+  return off;
+}
+
 bool Layout::first_replica() const {
   const auto c = coords(rank_);
   for (int d : replicated_dims())

@@ -114,6 +114,12 @@ class Layout {
   bool first_replica() const;
   // Grid dimensions that replicate the tensor.
   std::vector<int> replicated_dims() const;
+  // rank_parts()[c][res]: the part of the holder's rank number fixed by
+  // component c having residue res (the holder with replicated coordinates 0
+  // is the sum of the parts); replica_offsets(): what to add to reach every
+  // replica, ascending.
+  std::vector<std::vector<int>> rank_parts() const;
+  std::vector<int> replica_offsets() const;
 
  private:
   Shape shape_;

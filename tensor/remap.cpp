@@ -34,45 +34,8 @@ std::vector<int> comp_of_position(const Layout& L) {
   return owner;
 }
 
-// Grid strides of a mapping (rank = sum coord_d * stride_d).
-std::vector<int> grid_strides(const Mapping& m) {
-  std::vector<int> s(m.grid.size(), 1);
-  for (std::size_t d = 1; d < m.grid.size(); ++d) s[d] = s[d - 1] * m.grid[d - 1];
-  return s;
-}
-
-// rank_part[c][res]: the part of the rank number fixed by component c's residue.
-std::vector<std::vector<int>> rank_parts(const Layout& L) {
-  const auto gs = grid_strides(L.mapping());
-  std::vector<std::vector<int>> parts(L.comps().size());
-  for (std::size_t c = 0; c < L.comps().size(); ++c) {
-    const Component& comp = L.comps()[c];
-    parts[c].assign(comp.phase, 0);
-    for (int res = 0; res < comp.phase; ++res) {
-      int r = res, part = 0;
-      for (int d : comp.dims) {
-        part += (r % L.mapping().grid[d]) * gs[d];
-        r /= L.mapping().grid[d];
-      }
-      parts[c][res] = part;
-    }
-  }
-  return parts;
-}
-
-// Offsets to add to a base rank to reach every replica (ascending).
-std::vector<int> replica_offsets(const Layout& L) {
-  const auto gs = grid_strides(L.mapping());
-  std::vector<int> off{0};
-  for (int d : L.replicated_dims()) {
-    std::vector<int> more;
-    for (int o : off)
-      for (int k = 0; k < L.mapping().grid[d]; ++k) more.push_back(o + k * gs[d]);
-    off.swap(more);
-  }
-  std::sort(off.begin(), off.end());
-  return off;
-}
+std::vector<std::vector<int>> rank_parts(const Layout& L) { return L.rank_parts(); }
+std::vector<int> replica_offsets(const Layout& L) { return L.replica_offsets(); }
 
 // The rank with the same coordinates but replicated coordinates set to zero.
 int replica_base(const Layout& L, int rank) {

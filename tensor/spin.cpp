@@ -37,7 +37,7 @@ Shape block_shape(const SpinDims& d, const std::string& spaces, const std::vecto
 
 }  // namespace
 
-std::vector<std::string> spin_blocks(const std::string& spaces, const std::vector<Sym>& sym) {
+std::vector<std::string> spin_blocks(const std::string& /*spaces: blocks depend on the groups only*/, const std::vector<Sym>& sym) {
   for (Sym s : sym)
     if (s == Sym::SY) throw std::invalid_argument("spin tensors support antisymmetric groups only");
   std::vector<std::string> keys{""};
@@ -149,6 +149,7 @@ bool SpinTensor::derived(const std::string& spins) const {
 }
 
 void SpinTensor::fill_derived() {
+  stale_ = false;
   if (!dims_.restricted) return;
   std::string labels;
   for (int p = 0; p < order(); ++p) labels += static_cast<char>('a' + p);
@@ -204,12 +205,20 @@ std::vector<std::string> SpinTensor::block_keys() const {
   return k;
 }
 
+void SpinTensor::ensure_derived() const {
+  if (!stale_) return;
+  stale_ = false;
+  const_cast<SpinTensor*>(this)->fill_derived();
+}
+
 Tensor& SpinTensor::block(const std::string& spins) {
+  ensure_derived();
   auto it = blocks_.find(spins);
   if (it == blocks_.end()) throw std::out_of_range("SpinTensor " + name_ + ": no block " + spins);
   return it->second;
 }
 const Tensor& SpinTensor::block(const std::string& spins) const {
+  ensure_derived();
   auto it = blocks_.find(spins);
   if (it == blocks_.end()) throw std::out_of_range("SpinTensor " + name_ + ": no block " + spins);
   return it->second;
@@ -219,6 +228,7 @@ void SpinTensor::set_zero() {
   for (auto& kv : blocks_) kv.second.set_zero();
 }
 void SpinTensor::set_constant(bool constant) {
+  ensure_derived();
   for (auto& kv : blocks_) kv.second.set_constant(constant);
 }
 
@@ -489,34 +499,37 @@ bool empty_block(const Tensor& t) { return t.shape().packed_size() == 0; }
 
 void contract(double alpha, const SpinTensor& A, const std::string& la, const SpinTensor& B, const std::string& lb,
               double beta, SpinTensor& C, const std::string& lc) {
+  A.ensure_derived();
+  B.ensure_derived();
   if (beta != 1.0) C.scale(beta);
   const auto& e = cached_expansion({{&A, la}, {&B, lb}}, C, lc);
   for (const auto& [cblock, terms] : e.terms) {
-    Tensor& Z = C.block(cblock);
+    Tensor& Z = C.blocks_.at(cblock);
     if (empty_block(Z) || C.derived(cblock)) continue;
     for (const BlockTerm& t : terms) {
-      const Tensor& X = A.block(t.ablock);
-      const Tensor& Y = B.block(t.bblock);
+      const Tensor& X = A.blocks_.at(t.ablock);
+      const Tensor& Y = B.blocks_.at(t.bblock);
       if (empty_block(X) || empty_block(Y)) continue;
       contract(alpha * t.coef, X, t.la, Y, t.lb, 1.0, Z, lc);
     }
   }
-  C.fill_derived();
+  C.stale_ = C.dims_.restricted;
 }
 
 void sum(double alpha, const SpinTensor& A, const std::string& la, double beta, SpinTensor& B, const std::string& lb) {
+  A.ensure_derived();
   if (beta != 1.0) B.scale(beta);
   const auto& e = cached_expansion({{&A, la}}, B, lb);
   for (const auto& [bblock, terms] : e.terms) {
-    Tensor& Z = B.block(bblock);
+    Tensor& Z = B.blocks_.at(bblock);
     if (empty_block(Z) || B.derived(bblock)) continue;
     for (const BlockTerm& t : terms) {
-      const Tensor& X = A.block(t.ablock);
+      const Tensor& X = A.blocks_.at(t.ablock);
       if (empty_block(X)) continue;
       sum(alpha * t.coef, X, t.la, 1.0, Z, lb);
     }
   }
-  B.fill_derived();
+  B.stale_ = B.dims_.restricted;
 }
 
 }  // namespace cyclocc::tensor

@@ -64,7 +64,10 @@ class SpinTensor {
   // In a restricted calculation: whether a block is filled from its flipped partner.
   bool derived(const std::string& spins) const;
   // Fills every derived block from its partner (no-op unless restricted).
+  // contract() and sum() write only the computed blocks and leave the derived
+  // ones to be filled once, when the tensor is next read (ensure_derived).
   void fill_derived();
+  void ensure_derived() const;
   // Makes the blocks unchanged by a global spin flip: each block is averaged
   // with the flipped image of its partner, then derived blocks are filled.
   // For two- and four-index tensors this makes any blocks closed-shell (spin
@@ -92,6 +95,11 @@ class SpinTensor {
   std::vector<Sym> sym_;
   std::string name_;
   std::map<std::string, Tensor> blocks_;
+  mutable bool stale_ = false;  // derived blocks out of date
+
+  friend void contract(double, const SpinTensor&, const std::string&, const SpinTensor&, const std::string&, double,
+                       SpinTensor&, const std::string&);
+  friend void sum(double, const SpinTensor&, const std::string&, double, SpinTensor&, const std::string&);
 };
 
 // Every spin block key of a structure (alpha first inside each group),

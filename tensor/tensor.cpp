@@ -69,23 +69,55 @@ void walk_indices(const Layout& L, F&& f) {
   }
 }
 
-// Residues and, on `rank`, the local offset of the element with tuple x.
-struct Place {
-  std::vector<int> res;
-  std::int64_t offset = 0;
-};
-
-Place locate(const Layout& L, const int* x, int rank) {
-  Place p;
-  const auto stride = L.strides(rank);
-  for (std::size_t c = 0; c < L.comps().size(); ++c) {
-    const Component& comp = L.comps()[c];
-    const std::int64_t id = comp.table->id(x + comp.first);
-    p.res.push_back(comp.table->residue[id]);
-    p.offset += comp.table->pos[id] * stride[c];
+// Where the element with canonical index k lives, found by division alone: k
+// splits into group ranks, which give each component's tuple id, and so its
+// residue (the holders) and its position (the local offset). No unranking.
+class KeyLocator {
+ public:
+  KeyLocator(const Layout& L, int rank)
+      : L_(L), parts_(L.rank_parts()), replicas_(L.replica_offsets()), stride_(L.strides(rank)) {
+    const auto groups = L.shape().groups();
+    for (const Group& g : groups) count_.push_back(group_count(g.len, g.size, g.sym));
+    for (std::size_t c = 0; c < L.comps().size(); ++c) {
+      const Component& comp = L.comps()[c];
+      for (std::size_t g = 0; g < groups.size(); ++g)
+        if (groups[g].first >= comp.first && groups[g].first < comp.last) {
+          comp_of_.push_back(static_cast<int>(c));
+          std::int64_t st = 1;  // this group's stride inside the component's tuple ids
+          for (std::size_t h = g + 1; h < groups.size() && groups[h].first < comp.last; ++h) st *= count_[h];
+          group_stride_.push_back(st);
+        }
+    }
+    id_.resize(L.comps().size());
   }
-  return p;
-}
+  void decode(std::int64_t k) {
+    std::fill(id_.begin(), id_.end(), 0);
+    for (int g = static_cast<int>(count_.size()) - 1; g >= 0; --g) {
+      id_[comp_of_[g]] += (k % count_[g]) * group_stride_[g];
+      k /= count_[g];
+    }
+  }
+  // The holder with replicated coordinates 0; all holders add replica offsets.
+  int first_holder() const {
+    int r = 0;
+    for (std::size_t c = 0; c < id_.size(); ++c) r += parts_[c][L_.comps()[c].table->residue[id_[c]]];
+    return r;
+  }
+  const std::vector<int>& replicas() const { return replicas_; }
+  // The local offset on the rank given to the constructor (which must hold it).
+  std::int64_t offset() const {
+    std::int64_t off = 0;
+    for (std::size_t c = 0; c < id_.size(); ++c) off += L_.comps()[c].table->pos[id_[c]] * stride_[c];
+    return off;
+  }
+
+ private:
+  const Layout& L_;
+  std::vector<std::vector<int>> parts_;
+  std::vector<int> replicas_;
+  std::vector<std::int64_t> stride_, count_, group_stride_, id_;
+  std::vector<int> comp_of_;
+};
 
 }  // namespace
 
@@ -98,13 +130,14 @@ void Tensor::write(const std::vector<std::int64_t>& keys, const std::vector<doub
   const std::int64_t n = shape().packed_size();
   std::vector<std::vector<std::int64_t>> k_out(P);
   std::vector<std::vector<double>> v_out(P);
-  int x[kMaxOrder];
+  KeyLocator at(L, ctx().rank());
   for (std::size_t i = 0; i < keys.size(); ++i) {
     if (keys[i] < 0 || keys[i] >= n) throw std::out_of_range("write: key outside the tensor");
-    packed_unindex(shape(), keys[i], x);
-    for (int r : L.holders(locate(L, x, 0).res)) {
-      k_out[r].push_back(keys[i]);
-      v_out[r].push_back(values[i]);
+    at.decode(keys[i]);
+    const int first = at.first_holder();
+    for (int o : at.replicas()) {
+      k_out[first + o].push_back(keys[i]);
+      v_out[first + o].push_back(values[i]);
     }
   }
   std::vector<std::int64_t> counts(P), kflat;
@@ -118,8 +151,8 @@ void Tensor::write(const std::vector<std::int64_t>& keys, const std::vector<doub
   const auto kin = ctx().comm().alltoallv(kflat, counts, rc);
   const auto vin = ctx().comm().alltoallv(vflat, counts, rc);
   for (std::size_t i = 0; i < kin.size(); ++i) {
-    packed_unindex(shape(), kin[i], x);
-    data_[locate(L, x, ctx().rank()).offset] += alpha * vin[i];
+    at.decode(kin[i]);
+    data_[at.offset()] += alpha * vin[i];
   }
 }
 
@@ -129,12 +162,14 @@ std::vector<double> Tensor::read(const std::vector<std::int64_t>& keys) const {
   const std::int64_t n = shape().packed_size();
   std::vector<std::vector<std::int64_t>> k_out(P);
   std::vector<std::vector<std::size_t>> where(P);
-  int x[kMaxOrder];
+  KeyLocator at(L, me);
   for (std::size_t i = 0; i < keys.size(); ++i) {
     if (keys[i] < 0 || keys[i] >= n) throw std::out_of_range("read: key outside the tensor");
-    packed_unindex(shape(), keys[i], x);
-    const auto h = L.holders(locate(L, x, 0).res);
-    const int r = std::find(h.begin(), h.end(), me) != h.end() ? me : h.front();
+    at.decode(keys[i]);
+    const int first = at.first_holder();
+    int r = first;
+    for (int o : at.replicas())
+      if (first + o == me) r = me;
     k_out[r].push_back(keys[i]);
     where[r].push_back(i);
   }
@@ -146,8 +181,8 @@ std::vector<double> Tensor::read(const std::vector<std::int64_t>& keys) const {
   const auto kin = ctx().comm().alltoallv(kflat, counts, rc);
   std::vector<double> answer(kin.size());
   for (std::size_t i = 0; i < kin.size(); ++i) {
-    packed_unindex(shape(), kin[i], x);
-    answer[i] = data_[locate(L, x, me).offset];
+    at.decode(kin[i]);
+    answer[i] = data_[at.offset()];
   }
   std::vector<std::int64_t> back;
   const auto vin = ctx().comm().alltoallv(answer, rc, back);
@@ -231,43 +266,6 @@ std::vector<std::vector<std::int64_t>> canonical_parts(const Layout& L) {
   return parts;
 }
 
-// The ranks holding the element with canonical index k, found from the
-// index by division alone: k splits into group ranks, which give each
-// component's tuple id and so its residue (no unranking of tuples).
-class IndexOwner {
- public:
-  explicit IndexOwner(const Layout& L) : L_(L) {
-    const auto groups = L.shape().groups();
-    for (const Group& g : groups) count_.push_back(group_count(g.len, g.size, g.sym));
-    for (std::size_t c = 0; c < L.comps().size(); ++c) {
-      const Component& comp = L.comps()[c];
-      for (std::size_t g = 0; g < groups.size(); ++g)
-        if (groups[g].first >= comp.first && groups[g].first < comp.last) {
-          comp_of_.push_back(static_cast<int>(c));
-          // Stride of this group inside its component's tuple ids.
-          std::int64_t st = 1;
-          for (std::size_t h = g + 1; h < groups.size() && groups[h].first < comp.last; ++h) st *= count_[h];
-          stride_.push_back(st);
-        }
-    }
-    res_.resize(L.comps().size());
-  }
-  std::vector<int> holders(std::int64_t k) {
-    std::vector<std::int64_t> id(L_.comps().size(), 0);
-    for (int g = static_cast<int>(count_.size()) - 1; g >= 0; --g) {
-      id[comp_of_[g]] += (k % count_[g]) * stride_[g];
-      k /= count_[g];
-    }
-    for (std::size_t c = 0; c < id.size(); ++c) res_[c] = L_.comps()[c].table->residue[id[c]];
-    return L_.holders(res_);
-  }
-
- private:
-  const Layout& L_;
-  std::vector<std::int64_t> count_, stride_;
-  std::vector<int> comp_of_, res_;
-};
-
 }  // namespace
 
 std::vector<double> Tensor::export_slab() const {
@@ -299,8 +297,11 @@ std::vector<double> Tensor::export_slab() const {
   for (int s = 1; s < P; ++s) next[s] = next[s - 1] + rc[s - 1];
   const std::int64_t b = slab_begin(ctx().rank()), e = slab_begin(ctx().rank() + 1);
   std::vector<double> slab(static_cast<std::size_t>(e - b));
-  IndexOwner owner(L);
-  for (std::int64_t k = b; k < e; ++k) slab[k - b] = recv[next[owner.holders(k).front()]++];
+  KeyLocator at(L, ctx().rank());
+  for (std::int64_t k = b; k < e; ++k) {
+    at.decode(k);
+    slab[k - b] = recv[next[at.first_holder()]++];
+  }
   return slab;
 }
 
@@ -310,9 +311,11 @@ void Tensor::import_slab(const std::vector<double>& slab) {
   const std::int64_t b = slab_begin(ctx().rank()), e = slab_begin(ctx().rank() + 1);
   if (static_cast<std::int64_t>(slab.size()) != e - b) throw std::invalid_argument("import_slab: wrong slab size");
   std::vector<std::vector<double>> out(P);
-  IndexOwner index_owner(L);
-  for (std::int64_t k = b; k < e; ++k)
-    for (int r : index_owner.holders(k)) out[r].push_back(slab[k - b]);
+  KeyLocator at(L, ctx().rank());
+  for (std::int64_t k = b; k < e; ++k) {
+    at.decode(k);
+    for (int o : at.replicas()) out[at.first_holder() + o].push_back(slab[k - b]);
+  }
   std::vector<std::int64_t> counts(P), rc;
   std::vector<double> send;
   for (int r = 0; r < P; ++r) {

@@ -104,7 +104,7 @@ Hbar hbar(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2) {
 }
 
 // The terms of the T1 and T2 equations that contain T3.
-void add_t3_to_singles_doubles(const MoIntegrals& mo, const Amplitudes& t, const Hbar& h, Amplitudes& r) {
+void add_t3_to_singles_doubles(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   const SpinTensor& t1 = t.t1;
   const SpinTensor& t3 = *t.t3;
   r.t1["ai"] += 0.25 * mo.oovv["mnef"] * t3["aefimn"];
@@ -130,7 +130,7 @@ void ccsdt_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   const SpinTensor& t2 = t.t2;
   const SpinTensor& t3 = *t.t3;
   const Hbar h = hbar(mo, t.t1, t2);
-  add_t3_to_singles_doubles(mo, t, h, r);
+  add_t3_to_singles_doubles(mo, t, r);
   // Intermediates with T3 (miniccpy's I_vvov and I_vooo).
   SpinTensor ivvov = h.vvov;
   ivvov["abie"] -= 0.5 * mo.oovv["mnef"] * t3["abfimn"];

@@ -15,38 +15,27 @@ std::vector<Sym> pair_sym(const std::string& sp) {
   return {sp[0] == sp[1] ? A : N, N, sp[2] == sp[3] ? A : N, N};
 }
 
-int offset(const SpinDims& d, char space, char spin) { return space == 'o' ? 0 : d.len('o', spin); }
-
 // <pq|rs> = (pr|qs) for the spin pattern of block `key` (zero unless the
-// spins of p, r and of q, s agree), cut from the chemist integrals.
-void fill_direct(const SpinDims& d, const ChemistIntegrals& chem, const std::string& spaces, const std::string& key,
-                 Tensor& m) {
+// spins of p, r and of q, s agree), from the chemist blocks.
+void fill_direct(const ChemistBlock& chem, const std::string& spaces, const std::string& key, Tensor& m) {
   if (key[0] != key[2] || key[1] != key[3]) return;
-  const bool swap = key[0] == 'b' && key[1] == 'a';  // (pr|qs) with pr beta, qs alpha = (qs|pr) from ab
-  const Tensor* src = key[0] == 'a' ? (key[1] == 'a' ? chem.aa : chem.ab) : (key[1] == 'b' ? chem.bb : chem.ab);
-  // Positions in the chemist tensor: (x0 x1 | x2 x3) = (p r | q s), or (q s | p r).
-  const std::string order = swap ? "qspr" : "prqs";
-  std::vector<int> off, lens;
-  std::vector<Sym> sym(4, N);
-  for (char c : order) {
-    const int pos = static_cast<int>(std::string("pqrs").find(c));
-    off.push_back(offset(d, spaces[pos], key[pos]));
-    lens.push_back(d.len(spaces[pos], key[pos]));
-  }
-  auto same = [&](char x, char y) {
-    const auto px = std::string("pqrs").find(x), py = std::string("pqrs").find(y);
-    return spaces[px] == spaces[py];
-  };
-  if (same(order[0], order[1])) sym[0] = Sym::SY;
-  if (same(order[2], order[3])) sym[2] = Sym::SY;
-  const Tensor cut = src->slice(off, tensor::Shape(lens, sym));
-  tensor::sum(1.0, cut, order, 0.0, m, "pqrs");
+  // (p r | q s), or (q s | p r) when the pr pair is beta and qs alpha.
+  std::string order = key[0] <= key[1] ? "prqs" : "qspr";
+  auto space = [&](char label) { return spaces[std::string("pqrs").find(label)]; };
+  // Inside a pair the occupied index comes first; (pr|..) = (rp|..) for real orbitals.
+  for (int pair : {0, 2})
+    if (space(order[pair]) == 'v' && space(order[pair + 1]) == 'o') std::swap(order[pair], order[pair + 1]);
+  std::string cspaces;
+  for (char label : order) cspaces += space(label);
+  const int s1 = (key[0] <= key[1] ? key[0] : key[1]) == 'a' ? 0 : 1;
+  const int s2 = (key[0] <= key[1] ? key[1] : key[0]) == 'a' ? 0 : 1;
+  tensor::sum(1.0, chem(s1, s2, cspaces), order, 0.0, m, "pqrs");
 }
 
 // The non-antisymmetrized <pq|rs> over the spaces of a block, all spin patterns.
-SpinTensor direct(tensor::Context& ctx, const SpinDims& d, const ChemistIntegrals& chem, const std::string& spaces) {
+SpinTensor direct(tensor::Context& ctx, const SpinDims& d, const ChemistBlock& chem, const std::string& spaces) {
   SpinTensor m(ctx, d, spaces, {N, N, N, N}, "<" + spaces + ">");
-  for (const auto& key : m.block_keys()) fill_direct(d, chem, spaces, key, m.block(key));
+  for (const auto& key : m.block_keys()) fill_direct(chem, spaces, key, m.block(key));
   return m;
 }
 
@@ -76,8 +65,7 @@ MoIntegrals::MoIntegrals(tensor::Context& ctx, const SpinDims& d)
 
 MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
                                const std::array<std::vector<double>, 2>& eps_occ,
-                               const std::array<std::vector<double>, 2>& eps_vir, const ChemistIntegrals& chem) {
-  if (!chem.aa || !chem.ab || !chem.bb) throw std::invalid_argument("build_mo_integrals: missing chemist integrals");
+                               const std::array<std::vector<double>, 2>& eps_vir, const ChemistBlock& chem) {
   MoIntegrals mo(ctx, d);
   mo.eps_occ = eps_occ;
   mo.eps_vir = eps_vir;
@@ -97,6 +85,31 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
   for (SpinTensor* t : {&mo.f_oo, &mo.f_ov, &mo.f_vv, &mo.oooo, &mo.ooov, &mo.oovv, &mo.ovov, &mo.ovvv, &mo.vvvv})
     t->set_constant(true);
   return mo;
+}
+
+}  // namespace cyclocc::cc
+
+namespace cyclocc::cc {
+
+ChemistBlock chemist_slices(const Tensor& aa, const Tensor& ab, const Tensor& bb, const SpinDims& dims) {
+  auto cache = std::make_shared<std::map<std::string, Tensor>>();
+  return [&aa, &ab, &bb, dims, cache](int s1, int s2, const std::string& spaces) -> const Tensor& {
+    const std::string key = std::to_string(s1) + std::to_string(s2) + spaces;
+    auto it = cache->find(key);
+    if (it != cache->end()) return it->second;
+    const Tensor& full = s1 == 0 ? (s2 == 0 ? aa : ab) : bb;
+    std::vector<int> off, lens;
+    for (int p = 0; p < 4; ++p) {
+      const int spin = p < 2 ? s1 : s2;
+      const char c = spin == 0 ? 'a' : 'b';
+      off.push_back(spaces[p] == 'o' ? 0 : dims.len('o', c));
+      lens.push_back(dims.len(spaces[p], c));
+    }
+    std::vector<Sym> sym(4, N);
+    if (spaces[0] == spaces[1]) sym[0] = Sym::SY;
+    if (spaces[2] == spaces[3]) sym[2] = Sym::SY;
+    return cache->emplace(key, full.slice(off, tensor::Shape(lens, sym))).first->second;
+  };
 }
 
 }  // namespace cyclocc::cc

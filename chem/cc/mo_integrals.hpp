@@ -9,6 +9,10 @@
 #pragma once
 
 #include <array>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "tensor/spin.hpp"
@@ -29,18 +33,21 @@ struct MoIntegrals {
   MoIntegrals(tensor::Context& ctx, const SpinDims& d);
 };
 
-// Chemist-notation MO integrals (pq|rs) over the active orbitals of one spin
-// pair: p, q of spin s1 and r, s of spin s2, occupied orbitals first, shape
-// [n1, n1, n2, n2] with SY(pq) and SY(rs). For RHF all three may be the same.
-struct ChemistIntegrals {
-  const Tensor* aa = nullptr;
-  const Tensor* ab = nullptr;  // pq alpha, rs beta
-  const Tensor* bb = nullptr;
-};
+// Chemist-notation MO integrals (pq|rs) over the active orbitals: the block
+// with p, q of spin s1 (0 alpha, 1 beta) in spaces[0], spaces[1] and r, s of
+// spin s2 in spaces[2], spaces[3] ('o' or 'v', a pair written occupied
+// first), shape [n_p, n_q, n_r, n_s] with SY(pq) where p and q share a space
+// and SY(rs) likewise. s1 <= s2.
+using ChemistBlock = std::function<const Tensor&(int s1, int s2, const std::string& spaces)>;
 
 // Builds the antisymmetrized blocks and the (diagonal, canonical) Fock blocks.
 MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& dims,
                                const std::array<std::vector<double>, 2>& eps_occ,
-                               const std::array<std::vector<double>, 2>& eps_vir, const ChemistIntegrals& chem);
+                               const std::array<std::vector<double>, 2>& eps_vir, const ChemistBlock& chem);
+
+// A ChemistBlock that cuts the blocks out of whole (pq|rs) tensors over all
+// active orbitals (occupied first), [n1,n1,n2,n2] SY(pq) SY(rs), one per spin
+// pair aa, ab, bb. Slow; for tests.
+ChemistBlock chemist_slices(const Tensor& aa, const Tensor& ab, const Tensor& bb, const SpinDims& dims);
 
 }  // namespace cyclocc::cc

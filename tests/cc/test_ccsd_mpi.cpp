@@ -64,7 +64,7 @@ struct Fixture {
       for (int i = 0; i < f.d.occ[s]; ++i) f.eo[s].push_back(-1.0 - 0.3 * i - (restricted ? 0 : 0.05 * s));
       for (int a = 0; a < f.d.vir[s]; ++a) f.ev[s].push_back(0.4 + 0.2 * a + (restricted ? 0 : 0.03 * s));
     }
-    return cc::build_mo_integrals(f.ctx, f.d, f.eo, f.ev, {&f.chem[0], &f.chem[1], &f.chem[2]});
+    return cc::build_mo_integrals(f.ctx, f.d, f.eo, f.ev, cc::chemist_slices(f.chem[0], f.chem[1], f.chem[2], f.d));
   }
   static twin::System make_so(Fixture& f) {
     const dense::Array aa = dense::to_dense(f.chem[0]), ab = dense::to_dense(f.chem[1]),
@@ -124,7 +124,7 @@ void check_ccsd(bool restricted) {
   const twin::Amps ta = twin_amps(t);
   EXPECT_NEAR(cc::ccsd_energy(f.mo, t), twin::energy(f.so, ta), 1e-12);
   cc::ccsd_rhs(f.mo, t, r);
-  twin::Amps ref{dense::Array(ta.t1.lens), dense::Array(ta.t2.lens)};
+  twin::Amps ref{dense::Array(ta.t1.lens), dense::Array(ta.t2.lens), {}};
   twin::ccsd_rhs(f.so, ta, ref);
   const twin::Amps got = twin_amps(r);
   double e1 = 0, e2 = 0;
