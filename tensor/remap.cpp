@@ -310,6 +310,72 @@ std::vector<double> ordered_values(std::vector<std::pair<std::int64_t, double>>&
   return out;
 }
 
+
+// The sending walk when every part is tabulated and each element has one
+// destination: an odometer over the outer components and a tight loop over
+// the innermost one (a plain scatter when the destination is fixed).
+void send_simple(const Layout& X, const SendTables& t, const std::vector<char>& send_to, int me, double alpha,
+                 const std::vector<double>& x, std::vector<double>& y,
+                 std::vector<std::vector<std::pair<std::int64_t, double>>>& out, std::vector<char>& sorted,
+                 std::vector<std::int64_t>& last) {
+  const int K = static_cast<int>(X.comps().size());
+  const int P = static_cast<int>(send_to.size());
+  const std::int64_t n = X.local_size();
+  if (n == 0) return;
+  auto put = [&](int d, std::int64_t off, double v) {
+    if (d == me) {
+      y[off] += alpha * v;
+      return;
+    }
+    if (off < last[d]) sorted[d] = 0;
+    last[d] = off;
+    out[d].emplace_back(off, v);
+  };
+  if (K == 0) {
+    if (send_to[0]) put(0, 0, x[0]);
+    return;
+  }
+  const auto& ext = X.extent();
+  const std::int64_t inner = ext[K - 1];
+  const int* rp = t.rank_part[K - 1].data();
+  bool fixed = true;  // the innermost component does not change the destination
+  for (std::int64_t v = 0; v < inner; ++v) fixed &= rp[v] == rp[0];
+  std::vector<const std::int64_t*> op(P, nullptr);
+  for (int d = 0; d < P; ++d)
+    if (send_to[d]) op[d] = t.off_part[K - 1][d].data();
+  std::vector<std::int64_t> u(K, 0), off(P, 0);
+  for (std::int64_t i = 0; i < n; i += inner) {
+    int rank = 0;
+    std::fill(off.begin(), off.end(), 0);
+    for (int c = 0; c < K - 1; ++c) {
+      rank += t.rank_part[c][u[c]];
+      for (int d = 0; d < P; ++d)
+        if (op[d]) off[d] += t.off_part[c][d][u[c]];
+    }
+    if (fixed) {
+      const int d = rank + rp[0];
+      if (op[d] && d == me) {
+        const std::int64_t o = off[d];
+        const std::int64_t* od = op[d];
+        const double* xs = x.data() + i;
+        double* yd = y.data();
+        for (std::int64_t v = 0; v < inner; ++v) yd[o + od[v]] += alpha * xs[v];
+      } else if (op[d]) {
+        for (std::int64_t v = 0; v < inner; ++v) put(d, off[d] + op[d][v], x[i + v]);
+      }
+    } else {
+      for (std::int64_t v = 0; v < inner; ++v) {
+        const int d = rank + rp[v];
+        if (op[d]) put(d, off[d] + op[d][v], x[i + v]);
+      }
+    }
+    for (int c = K - 2; c >= 0; --c) {
+      if (++u[c] < ext[c]) break;
+      u[c] = 0;
+    }
+  }
+}
+
 }  // namespace
 
 void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double alpha, bool partial) {
@@ -347,22 +413,12 @@ void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double al
   std::vector<std::int64_t> last(P, -1);
   std::vector<std::int64_t> yid(Y.comps().size());
   const bool simple = tables.multi.empty() && yrep.size() == 1;
-  walk_parts(X, tables, P, [&](std::int64_t i, int base, const std::vector<std::int64_t>& off_outer,
+  if (simple) {
+    send_simple(X, tables, send_to, me, alpha, xdata, ydata, out, sorted, last);
+  } else walk_parts(X, tables, P, [&](std::int64_t i, int base, const std::vector<std::int64_t>& off_outer,
                                const std::vector<std::int64_t>& u) {
     const std::int64_t ulast = u.empty() ? 0 : u.back();
     const int klast = static_cast<int>(u.size()) - 1;
-    if (simple) {  // one destination, all parts tabulated
-      if (!send_to[base]) return;
-      const std::int64_t off = off_outer[base] + (klast >= 0 ? tables.off_part[klast][base][ulast] : 0);
-      if (base == me) {
-        ydata[off] += alpha * xdata[i];
-        return;
-      }
-      if (off < last[base]) sorted[base] = 0;
-      last[base] = off;
-      out[base].emplace_back(off, xdata[i]);
-      return;
-    }
     for (int r : tables.multi_ycomps) yid[r] = 0;
     for (const Feed& f : tables.multi) yid[f.ycomp] += f.contrib[u[f.xcomp]];
     for (int r : tables.multi_ycomps) base += yparts[r][Y.comps()[r].table->residue[yid[r]]];
