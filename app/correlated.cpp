@@ -1,10 +1,17 @@
-// The correlated stages: MO transformation, MP2, CCSD (DESIGN.md §1).
+// The correlated stages: MO transformation, MP2, CCSD, (T) and CCSDT
+// (DESIGN.md §1), with checkpoints and restart of the CC iterations
+// (app/cc_checkpoint.hpp).
+#include <cctype>
 #include <cstdio>
+#include <optional>
 #include <string>
 
+#include "app/cc_checkpoint.hpp"
 #include "app/errors.hpp"
 #include "app/stages.hpp"
 #include "chem/cc/ccsd.hpp"
+#include "chem/cc/ccsdt.hpp"
+#include "chem/cc/triples.hpp"
 #include "chem/cc/solver.hpp"
 #include "chem/motransform.hpp"
 #include "tensor/context.hpp"
@@ -29,17 +36,54 @@ double run_mp2(RunContext& ctx, const cc::MoIntegrals& mo, const chem::ScfResult
   return e;
 }
 
-cc::SolverResult run_ccsd(RunContext& ctx, const input::Input& in, const cc::MoIntegrals& mo, cc::Amplitudes& t) {
+cc::SolverResult run_ccsd(RunContext& ctx, const input::Input& in, CcCheckpoint& ckpt, const cc::MoIntegrals& mo,
+                          cc::Amplitudes& t) {
   const cc::Equations eq{[&](const cc::Amplitudes& x, cc::Amplitudes& r) { cc::ccsd_rhs(mo, x, r); },
                          [&](const cc::Amplitudes& x) { return cc::ccsd_energy(mo, x); }};
-  const cc::SolverOptions opt{in.cc.convergence, in.cc.max_iterations, in.cc.diis};
-  ctx.log.print("CCSD: convergence %.1e on |dE| and |dT|, DIIS %d vectors\n", opt.convergence, opt.diis);
-  ctx.log.print(" iter        correlation energy           dE        |dT|  seconds\n");
-  auto hook = [&](const cc::Amplitudes&, const cc::Iteration& it) {
-    ctx.log.print("%5d  %24.14f  %11.4e  %10.4e  %7.2f\n", it.number, it.energy, it.delta_e, it.delta_t, it.seconds);
-    return ctx.stop.requested(ctx.comm);
-  };
-  return cc::solve(eq, mo, t, opt, 0, hook);
+  return iterate_with_checkpoints(ctx, in, ckpt, "ccsd", eq, mo, t);
+}
+
+// Records a method's energies and ends the run if it stopped or did not
+// converge. `prefix` is the QCSchema property prefix ("ccsd", "ccsdt").
+void report(RunContext& ctx, const chem::ScfResult& scf, const std::string& method, const std::string& prefix,
+            const cc::SolverResult& res) {
+  ctx.results.set_property(prefix + "_correlation_energy", res.energy);
+  ctx.results.set_property(prefix + "_total_energy", scf.energy + res.energy);
+  ctx.results.set_property(prefix + "_iterations", res.iterations);
+  ctx.results.set_return_energy(scf.energy + res.energy);
+  std::string label = prefix;
+  for (char& c : label) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (res.stopped) throw Interrupted(interrupted_message(ctx, method, res.iterations));
+  if (!res.converged)
+    throw ConvergenceError(label + " did not converge in " + std::to_string(res.iterations) +
+                           " iterations (cc.max_iterations; last energy " + energy_text(scf.energy + res.energy) + ")");
+  ctx.log.print("%s converged in %d iterations: correlation %.12f, total %.12f hartree\n", label.c_str(),
+                res.iterations, res.energy, scf.energy + res.energy);
+}
+
+// (T) on the converged CCSD amplitudes.
+void run_triples(RunContext& ctx, const chem::ScfResult& scf, const cc::MoIntegrals& mo, const cc::Amplitudes& t,
+                 double e_ccsd) {
+  Stopwatch clock;
+  ctx.log.print("(T): triples in batches of one occupied orbital per spin\n");
+  const double e_t = cc::triples_correction(mo, t);
+  ctx.results.set_timing("triples", clock.seconds());
+  ctx.results.set_property("ccsd_prt_pr_correlation_energy", e_ccsd + e_t);
+  ctx.results.set_property("ccsd_prt_pr_total_energy", scf.energy + e_ccsd + e_t);
+  ctx.results.set_return_energy(scf.energy + e_ccsd + e_t);
+  ctx.log.print("(T) correction %20.12f   CCSD(T) correlation %.12f, total %.12f hartree (%.2f s)\n", e_t,
+                e_ccsd + e_t, scf.energy + e_ccsd + e_t, clock.seconds());
+}
+
+// CCSDT from the CCSD amplitudes with T3 = 0 (or from its own stored amplitudes).
+cc::SolverResult run_ccsdt(RunContext& ctx, const input::Input& in, CcCheckpoint& ckpt, const cc::MoIntegrals& mo,
+                           const cc::Amplitudes& t) {
+  cc::Amplitudes t3(t.t1.ctx(), mo.dims, true);
+  t3.t1 = t.t1;
+  t3.t2 = t.t2;
+  const cc::Equations eq{[&](const cc::Amplitudes& x, cc::Amplitudes& r) { cc::ccsdt_rhs(mo, x, r); },
+                         [&](const cc::Amplitudes& x) { return cc::ccsd_energy(mo, x); }};
+  return iterate_with_checkpoints(ctx, in, ckpt, "ccsdt", eq, mo, t3);
 }
 
 }  // namespace
@@ -51,6 +95,9 @@ void stage_correlated(RunContext& ctx, const input::Input& in, const chem::Basis
   Stopwatch clock;
   tensor::Context tctx(ctx.comm);
   const chem::ActiveSpace space = chem::active_space(scf, in.cc.frozen_core.count);
+  // Stored amplitudes are checked before the transform, so a bad checkpoint fails at once.
+  CcCheckpoint ckpt(ctx, in, basis, scf, amplitude_space(space, scf.reference == "rhf"));
+  if (ctx.restart) ckpt.load(cc_methods(method));
   ctx.log.print("\nMO transform: %d frozen, %d+%d active occupied, %d+%d virtual orbitals (alpha+beta)\n",
                 space.frozen[0], space.occ[0], space.occ[1], space.vir[0], space.vir[1]);
   const cc::MoIntegrals mo = chem::transform_integrals(tctx, basis, scf, space, ctx.log);
@@ -64,20 +111,25 @@ void stage_correlated(RunContext& ctx, const input::Input& in, const chem::Basis
     ctx.results.set_timing("cc", cc_clock.seconds());
     return;
   }
-  const cc::SolverResult res = run_ccsd(ctx, in, mo, t);
-  ctx.results.set_property("ccsd_correlation_energy", res.energy);
-  ctx.results.set_property("ccsd_total_energy", scf.energy + res.energy);
-  ctx.results.set_property("ccsd_iterations", res.iterations);
-  ctx.results.set_timing("cc_iterations", res.seconds);
+  // A CCSDT restart with CCSDT amplitudes of its own does not need CCSD again.
+  const std::optional<CcProgress> stored_ccsdt = method == "ccsdt" ? ckpt.stored("ccsdt") : std::nullopt;
+  cc::SolverResult ccsd;
+  if (!stored_ccsdt) {
+    ccsd = run_ccsd(ctx, in, ckpt, mo, t);
+  } else if (const auto p = ckpt.stored("ccsd")) {
+    ccsd = cc::SolverResult{p->converged, false, p->iteration, p->energy, {}};
+  }
+  if (!stored_ccsdt || ckpt.stored("ccsd")) report(ctx, scf, "ccsd", "ccsd", ccsd);
+  ctx.results.set_timing(method == "ccsdt" ? "ccsd_iterations" : "cc_iterations", ccsd.seconds);
+  if (method != "ccsd") stop_after_method(ctx, "ccsd", ccsd.iterations);  // a safe point before (T) or CCSDT
+  if (method == "ccsd(t)") run_triples(ctx, scf, mo, t, ccsd.energy);
+  if (method == "ccsdt") {
+    const cc::SolverResult res = run_ccsdt(ctx, in, ckpt, mo, t);
+    ctx.results.set_timing("cc_iterations", res.seconds);
+    ctx.results.set_timing("cc", cc_clock.seconds());
+    report(ctx, scf, "ccsdt", "ccsdt", res);
+  }
   ctx.results.set_timing("cc", cc_clock.seconds());
-  ctx.results.set_return_energy(scf.energy + res.energy);
-  if (res.stopped) throw Interrupted("stopped by a signal during the CCSD iterations");
-  if (!res.converged)
-    throw ConvergenceError("CCSD did not converge in " + std::to_string(res.iterations) +
-                           " iterations (cc.max_iterations; last energy " + energy_text(scf.energy + res.energy) + ")");
-  ctx.log.print("CCSD converged in %d iterations: correlation %.12f, total %.12f hartree\n", res.iterations,
-                res.energy, scf.energy + res.energy);
-  if (method != "ccsd") throw NotImplemented("cc.method " + method + " is not implemented yet (CCSD is done)");
 }
 
 }  // namespace cyclocc::app

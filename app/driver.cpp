@@ -71,7 +71,7 @@ void print_footer(RunContext& ctx, double total_seconds) {
   if (ctx.comm.stats().totals().empty())
     ctx.log.print("\noperations on rank 0: none recorded\n");
   else
-    ctx.log.print("\noperations on rank 0:\n%s", ctx.comm.stats().table(10).c_str());
+    ctx.log.print("\noperations on rank 0:\n%s", ctx.comm.stats().table(ctx.log.verbose() ? 60 : 10).c_str());
 }
 
 // Rank 0 writes the results file. Returns, on every rank, why it could not

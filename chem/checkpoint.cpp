@@ -125,6 +125,11 @@ std::uint64_t checksum_piece(const std::int64_t* values, std::int64_t count, std
 
 std::string checkpoint_temp_path(const std::string& path) { return path + ".tmp"; }
 
+std::pair<std::int64_t, std::int64_t> even_piece(std::int64_t total, int rank, int size) {
+  const std::int64_t base = total / size, extra = total % size;
+  return {rank * base + std::min<std::int64_t>(rank, extra), base + (rank < extra ? 1 : 0)};
+}
+
 // ---- identity ---------------------------------------------------------------
 
 CheckpointIdentity checkpoint_identity(const input::Input& in, const Basis& basis) {
@@ -231,6 +236,24 @@ bool CheckpointReader::exists(const std::string& name) const {
     if (H5Lexists(file_, prefix.c_str(), H5P_DEFAULT) <= 0) return false;
   }
   return true;
+}
+
+namespace {
+
+herr_t collect_name(hid_t, const char* name, const H5L_info_t*, void* out) {
+  static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+  return 0;
+}
+
+}  // namespace
+
+std::vector<std::string> CheckpointReader::members(const std::string& group) const {
+  std::vector<std::string> names;
+  if (!exists(group)) return names;
+  Handle g(H5Gopen2(file_, group.c_str(), H5P_DEFAULT), H5Gclose);
+  bool ok = g.ok() && H5Literate(g.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_name, &names) >= 0;
+  if (comm_.any(!ok)) fail(path_, "cannot list the members of " + group + " (corrupt file)");
+  return names;
 }
 
 namespace {
@@ -589,6 +612,14 @@ void CheckpointWriter::write_distributed(const std::string& dataset, std::int64_
   std::uint64_t sum = total_checksum(comm_, checksum_of(values, count, offset));
   bool ok = write_pieces(file_, dataset, {total}, offset, values, count, sum);
   if (comm_.any(!ok)) fail(path_, "cannot write dataset " + dataset);
+}
+
+void CheckpointWriter::copy_distributed(const CheckpointReader& from, const std::string& dataset) {
+  const auto dims = from.shape(dataset);
+  if (dims.size() != 1) throw std::invalid_argument("copy_distributed: " + dataset + " is not 1-D");
+  const auto [offset, count] = even_piece(dims[0], comm_.rank(), comm_.size());
+  const std::vector<double> piece = from.read_distributed(dataset, offset, count);
+  write_distributed(dataset, dims[0], offset, piece.data(), count);
 }
 
 void CheckpointWriter::write_identity(const CheckpointIdentity& id) {

@@ -25,6 +25,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "chem/basis.hpp"
@@ -93,6 +94,9 @@ class CheckpointReader {
 
   // Generic access for later stages. Names are HDF5 paths ("/ccsd/t2_abab").
   bool exists(const std::string& name) const;
+  // The names of the members (groups, datasets) of a group, in name order
+  // (empty if the group does not exist).
+  std::vector<std::string> members(const std::string& group) const;
   std::int64_t read_int(const std::string& object, const std::string& attribute) const;
   double read_double(const std::string& object, const std::string& attribute) const;
   std::string read_string(const std::string& object, const std::string& attribute) const;
@@ -147,6 +151,10 @@ class CheckpointWriter {
   // count 0 and still calls). The pieces must tile [0, total).
   void write_distributed(const std::string& dataset, std::int64_t total, std::int64_t offset,
                          const double* values, std::int64_t count);
+  // Copies the 1-D dataset `dataset` of `from` (another file) to the same
+  // name here, each rank moving its even_piece() of it, so no rank holds
+  // more than its share. The stored checksum is verified on the way.
+  void copy_distributed(const CheckpointReader& from, const std::string& dataset);
 
   // Closes the file and renames PATH.tmp over PATH (see the file comment).
   void commit();
@@ -160,6 +168,10 @@ class CheckpointWriter {
   std::int64_t file_ = -1;  // hid_t
   bool committed_ = false;
 };
+
+// An even split of [0, total) over `size` ranks: rank r's piece
+// {offset, count}, the first total % size ranks taking one more.
+std::pair<std::int64_t, std::int64_t> even_piece(std::int64_t total, int rank, int size);
 
 // PATH.tmp, the name a checkpoint is written under before commit().
 std::string checkpoint_temp_path(const std::string& path);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs the test suite (without the tests
-# labelled slow or regression-full).
+# labelled slow).
 #
 #   scripts/test.sh [more ctest arguments, e.g. -R app]
 #
@@ -14,4 +14,4 @@ scripts/setup.sh
 . scripts/mpi-env.sh
 build_dir=${CYCLOCC_BUILD_DIR:-build}
 cd "$build_dir"
-ctest --output-on-failure -LE 'slow|regression-full' -j "${CTEST_PARALLEL_LEVEL:-1}" "$@"
+ctest --output-on-failure -LE 'slow' -j "${CTEST_PARALLEL_LEVEL:-1}" "$@"

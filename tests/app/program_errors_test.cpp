@@ -115,19 +115,30 @@ TEST_F(ProgramTest, CcsdEnergiesAndResults) {
   }
 }
 
-// Named for what it checks today: replace it when CCSD(T) lands.
-TEST_F(ProgramTest, MethodCcsdPrtNotImplementedYetIsExit1) {
-  const auto input = water_input("cc", [](YAML::Node& in) { in["cc"]["method"] = "ccsd(t)"; });
-  const auto r = cyclocc({input.string()});
-  EXPECT_EQ(r.exit_code, 1);
-  expect_one_error_line(r, {"cc.method ccsd(t) is not implemented yet"});
-  EXPECT_NEAR(results("cc.json")["properties"]["ccsd_total_energy"].as<double>(),
-              reference_value(kWaterCase, "ccsd_total_energy"), 1e-8);
-  const auto j = results("cc.json");
-  EXPECT_FALSE(j["success"].as<bool>());
-  EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "runtime_error");
-  EXPECT_NEAR(j["properties"]["scf_total_energy"].as<double>(), reference_value(kWaterCase, "scf_total_energy"),
+// CCSD(T) and CCSDT end to end: the results file's properties against the
+// references, and CCSDT's iteration timings (DESIGN.md §3: cc_iterations holds
+// the CCSDT iterations, ccsd_iterations the CCSD ones before them).
+TEST_F(ProgramTest, CcsdPrtAndCcsdtEnergiesAndResults) {
+  const auto pt = water_input("pt", [](YAML::Node& in) { in["cc"]["method"] = "ccsd(t)"; });
+  auto r = cyclocc({pt.string()}, 2);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = results("pt.json");
+  EXPECT_NEAR(j["properties"]["ccsd_prt_pr_total_energy"].as<double>(),
+              reference_value(kWaterCase, "ccsd_prt_pr_total_energy"), 1e-8);
+  EXPECT_EQ(j["return_energy"].as<double>(), j["properties"]["ccsd_prt_pr_total_energy"].as<double>());
+  EXPECT_TRUE(j["extras"]["timings"]["triples"].IsScalar());
+
+  const auto t = water_input("t", [](YAML::Node& in) { in["cc"]["method"] = "ccsdt"; });
+  r = cyclocc({t.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = results("t.json");
+  const auto p = j["properties"];
+  EXPECT_NEAR(p["ccsdt_total_energy"].as<double>(), reference_value("h2o_sto3g_rhf_ccsdt", "ccsdt_total_energy"),
               1e-8);
+  EXPECT_NEAR(p["ccsd_total_energy"].as<double>(), reference_value(kWaterCase, "ccsd_total_energy"), 1e-8);
+  EXPECT_EQ(j["return_energy"].as<double>(), p["ccsdt_total_energy"].as<double>());
+  EXPECT_EQ(static_cast<int>(j["extras"]["timings"]["cc_iterations"].size()), p["ccsdt_iterations"].as<int>());
+  EXPECT_EQ(static_cast<int>(j["extras"]["timings"]["ccsd_iterations"].size()), p["ccsd_iterations"].as<int>());
 }
 
 TEST_F(ProgramTest, UnwritableResultsFileIsExit1WithOneLine) {

@@ -1,0 +1,320 @@
+#include "app/cc_checkpoint.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+
+#include "app/signals.hpp"
+#include "chem/checkpoint.hpp"
+
+namespace cyclocc::app {
+
+AmplitudeSpace amplitude_space(const chem::ActiveSpace& space, bool restricted) {
+  return {space.frozen, space.occ, space.vir, restricted};
+}
+
+std::vector<std::string> cc_methods(const std::string& method) {
+  if (method == "ccsd" || method == "ccsd(t)") return {"ccsd"};
+  if (method == "ccsdt") return {"ccsd", "ccsdt"};
+  return {};
+}
+
+namespace {
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// ---- the group header (docs/checkpoint.md) ----------------------------------
+
+struct GroupHeader {
+  std::string method;
+  std::string reference;
+  double scf_energy = 0;
+  double convergence = 0;  // the threshold of the run that wrote it
+  CcProgress progress;
+  AmplitudeSpace space;
+};
+
+const char* const kSpin[2] = {"alpha", "beta"};
+
+void write_header(chem::CheckpointWriter& w, const std::string& g, const GroupHeader& h) {
+  w.create_group(g);
+  w.set_string(g, "method", h.method);
+  w.set_string(g, "reference", h.reference);
+  w.set_double(g, "scf_energy", h.scf_energy);
+  w.set_double(g, "convergence", h.convergence);
+  w.set_int(g, "iteration", h.progress.iteration);
+  w.set_double(g, "energy", h.progress.energy);
+  w.set_double(g, "delta_e", h.progress.delta_e);
+  w.set_double(g, "delta_t", h.progress.delta_t);
+  w.set_int(g, "converged", h.progress.converged ? 1 : 0);
+  for (int s = 0; s < 2; ++s) {
+    w.set_int(g, std::string("frozen_") + kSpin[s], h.space.frozen[s]);
+    w.set_int(g, std::string("occupied_") + kSpin[s], h.space.occ[s]);
+    w.set_int(g, std::string("virtual_") + kSpin[s], h.space.vir[s]);
+  }
+  w.set_int(g, "restricted", h.space.restricted ? 1 : 0);
+}
+
+GroupHeader read_header(const chem::CheckpointReader& r, const std::string& g) {
+  GroupHeader h;
+  h.method = r.read_string(g, "method");
+  h.reference = r.read_string(g, "reference");
+  h.scf_energy = r.read_double(g, "scf_energy");
+  h.convergence = r.read_double(g, "convergence");
+  h.progress.iteration = static_cast<int>(r.read_int(g, "iteration"));
+  h.progress.energy = r.read_double(g, "energy");
+  h.progress.delta_e = r.read_double(g, "delta_e");
+  h.progress.delta_t = r.read_double(g, "delta_t");
+  h.progress.converged = r.read_int(g, "converged") != 0;
+  for (int s = 0; s < 2; ++s) {
+    h.space.frozen[s] = static_cast<int>(r.read_int(g, std::string("frozen_") + kSpin[s]));
+    h.space.occ[s] = static_cast<int>(r.read_int(g, std::string("occupied_") + kSpin[s]));
+    h.space.vir[s] = static_cast<int>(r.read_int(g, std::string("virtual_") + kSpin[s]));
+  }
+  h.space.restricted = r.read_int(g, "restricted") != 0;
+  return h;
+}
+
+// "frozen core 1+1 in the checkpoint, 0+0 in this run" (alpha+beta), or empty.
+std::string space_difference(const AmplitudeSpace& stored, const AmplitudeSpace& wanted) {
+  auto pair = [](const std::array<int, 2>& n) { return std::to_string(n[0]) + "+" + std::to_string(n[1]); };
+  auto differs = [&](const char* what, const std::array<int, 2>& a, const std::array<int, 2>& b) {
+    return std::string(what) + " " + pair(a) + " in the checkpoint, " + pair(b) + " in this run";
+  };
+  if (stored.frozen != wanted.frozen) return differs("frozen orbitals", stored.frozen, wanted.frozen);
+  if (stored.occ != wanted.occ) return differs("active occupied orbitals", stored.occ, wanted.occ);
+  if (stored.vir != wanted.vir) return differs("virtual orbitals", stored.vir, wanted.vir);
+  if (stored.restricted != wanted.restricted) return "restricted spin layer differs";
+  return {};
+}
+
+// ---- amplitude datasets ---------------------------------------------------------
+
+// Calls f(dataset name, block) for every spin block of every amplitude
+// tensor of t: /GROUP/t1_aa, /GROUP/t2_abab, /GROUP/t3_aabaab, ...
+template <class Amps, class F>
+void each_block(Amps& t, const std::string& group, F&& f) {
+  auto blocks = [&](auto& x, const std::string& name) {
+    for (const std::string& key : x.block_keys()) f(name, group + "/" + name + "_" + key, x.block(key));
+  };
+  blocks(t.t1, "t1");
+  blocks(t.t2, "t2");
+  if (t.t3) blocks(*t.t3, "t3");
+}
+
+void write_amplitudes(chem::CheckpointWriter& w, const std::string& group, const cc::Amplitudes& t) {
+  each_block(t, group, [&](const std::string&, const std::string& dataset, const tensor::Tensor& block) {
+    const int rank = block.ctx().rank();
+    const std::int64_t begin = block.slab_begin(rank);
+    const std::vector<double> slab = block.export_slab();
+    w.write_distributed(dataset, block.shape().packed_size(), begin, slab.data(),
+                        static_cast<std::int64_t>(slab.size()));
+  });
+}
+
+[[noreturn]] void refuse(const std::string& path, const std::string& what) {
+  throw chem::CheckpointError("checkpoint " + path + ": " + what);
+}
+
+bool file_exists(const par::Comm& comm, const std::string& path) {
+  std::int64_t exists = 0;
+  if (comm.root()) {
+    std::error_code ec;
+    exists = std::filesystem::exists(path, ec) ? 1 : 0;
+  }
+  comm.bcast(&exists, sizeof exists, 0);
+  return exists != 0;
+}
+
+// Reads every dataset of a group once, in even pieces, so its checksums are
+// verified (read_distributed throws on a mismatch).
+void verify_group(const par::Comm& comm, const chem::CheckpointReader& r, const std::string& g) {
+  for (const std::string& name : r.members(g)) {
+    const std::string dataset = g + "/" + name;
+    const auto dims = r.shape(dataset);
+    if (dims.size() != 1) refuse(r.path(), dataset + " is not a 1-D amplitude dataset");
+    const auto [offset, count] = chem::even_piece(dims[0], comm.rank(), comm.size());
+    r.read_distributed(dataset, offset, count);
+  }
+}
+
+}  // namespace
+
+// ---- CcCheckpoint ------------------------------------------------------------------
+
+CcCheckpoint::CcCheckpoint(RunContext& ctx, const input::Input& in, const chem::Basis& basis,
+                           const chem::ScfResult& scf, const AmplitudeSpace& space)
+    : ctx_(ctx), in_(in), basis_(basis), scf_(scf), space_(space) {}
+
+void CcCheckpoint::load(const std::vector<std::string>& methods) {
+  if (methods.empty() || !file_exists(ctx_.comm, path())) return;  // (the SCF stage warned)
+  const chem::CheckpointReader r(ctx_.comm, path());
+  for (const std::string& m : methods) {
+    const std::string g = "/" + m;
+    if (!r.exists(g)) continue;
+    const GroupHeader h = read_header(r, g);
+    if (h.method != m) refuse(path(), g + " holds amplitudes of method " + h.method);
+    if (h.reference != scf_.reference || h.scf_energy != scf_.energy)
+      refuse(path(), "the amplitudes in " + g + " belong to another SCF than the checkpoint's");
+    if (const std::string why = space_difference(h.space, space_); !why.empty()) {
+      ctx_.log.print("%s: not reusing the amplitudes of checkpoint %s (%s); starting them fresh\n",
+                     upper(m).c_str(), path().c_str(), why.c_str());
+      continue;
+    }
+    verify_group(ctx_.comm, r, g);
+    CcProgress p = h.progress;
+    p.converged = std::abs(p.delta_e) < in_.cc.convergence && p.delta_t < in_.cc.convergence;
+    stored_[m] = p;
+  }
+}
+
+std::optional<CcProgress> CcCheckpoint::stored(const std::string& method) const {
+  const auto it = stored_.find(method);
+  if (it == stored_.end()) return std::nullopt;
+  return it->second;
+}
+
+void CcCheckpoint::restore(const std::string& method, cc::Amplitudes& t) const {
+  const chem::CheckpointReader r(ctx_.comm, path());
+  const std::string g = "/" + method;
+  bool has_t3 = false;  // CCSD amplitudes have none
+  for (const std::string& name : r.members(g)) has_t3 = has_t3 || name.rfind("t3_", 0) == 0;
+  if (t.t3 && !has_t3) t.t3->set_zero();
+  each_block(t, g, [&](const std::string& name, const std::string& dataset, tensor::Tensor& block) {
+    if (name == "t3" && !has_t3) return;
+    if (!r.exists(dataset)) refuse(path(), "missing dataset " + dataset);
+    const std::int64_t n = block.shape().packed_size();
+    const auto dims = r.shape(dataset);
+    if (dims.size() != 1 || dims[0] != n)
+      refuse(path(), dataset + " has the wrong size for its spin block (expected " + std::to_string(n) + ")");
+    const int rank = block.ctx().rank();
+    const std::int64_t begin = block.slab_begin(rank);
+    block.import_slab(r.read_distributed(dataset, begin, block.slab_begin(rank + 1) - begin));
+  });
+}
+
+double CcCheckpoint::save(const std::string& method, const cc::Amplitudes& t, const CcProgress& progress) {
+  const Stopwatch clock;
+  {
+    chem::CheckpointWriter w(ctx_.comm, path());
+    w.write_identity(chem::checkpoint_identity(in_, basis_));
+    w.write_scf(scf_);
+    {
+      // The other methods' groups, copied from the checkpoint in place.
+      std::optional<chem::CheckpointReader> current;
+      for (const auto& [m, p] : stored_) {
+        if (m == method) continue;
+        if (!current) current.emplace(ctx_.comm, path());
+        const std::string g = "/" + m;
+        write_header(w, g, read_header(*current, g));
+        for (const std::string& name : current->members(g)) w.copy_distributed(*current, g + "/" + name);
+      }
+    }
+    const GroupHeader h{method, scf_.reference, scf_.energy, in_.cc.convergence, progress, space_};
+    write_header(w, "/" + method, h);
+    write_amplitudes(w, "/" + method, t);
+    w.commit();
+  }
+  stored_[method] = progress;
+  const double seconds = clock.seconds();
+  write_seconds_ += seconds;
+  ctx_.results.set_timing("cc_checkpoint", write_seconds_);
+  return seconds;
+}
+
+// ---- the iterations ------------------------------------------------------------------
+
+std::string interrupted_message(const RunContext& ctx, const std::string& method, int iteration) {
+  return "stopped by " + ctx.stop.signal_name() + " after " + upper(method) + " iteration " +
+         std::to_string(iteration) + " (checkpoint " + ctx.checkpoint_path +
+         "); run again with --restart to continue";
+}
+
+void stop_after_method(RunContext& ctx, const std::string& method, int iteration) {
+  if (!ctx.stop.requested(ctx.comm)) return;
+  ctx.log.print("%s received: the checkpoint %s holds the %s amplitudes of iteration %d; stopping\n",
+                ctx.stop.signal_name().c_str(), ctx.checkpoint_path.c_str(), upper(method).c_str(), iteration);
+  throw Interrupted(interrupted_message(ctx, method, iteration));
+}
+
+namespace {
+
+// The result of a method whose stored amplitudes need no more iterations
+// (converged, or cc.max_iterations used up).
+cc::SolverResult stored_result(const CcProgress& p) {
+  cc::SolverResult res;
+  res.converged = p.converged;
+  res.iterations = p.iteration;
+  res.energy = p.energy;
+  return res;
+}
+
+// Where the iterations start: the stored amplitudes (restored into t) or the guess in t.
+std::optional<CcProgress> resume(RunContext& ctx, CcCheckpoint& ckpt, const std::string& method, cc::Amplitudes& t) {
+  const auto p = ckpt.stored(method);
+  if (!p) return std::nullopt;
+  ckpt.restore(method, t);
+  const std::string label = upper(method);
+  if (p->converged)
+    ctx.log.print("%s: converged amplitudes in checkpoint %s (iteration %d), no iterations needed\n",
+                  label.c_str(), ckpt.path().c_str(), p->iteration);
+  else
+    ctx.log.print("%s: continuing from iteration %d of checkpoint %s (DIIS history starts empty)\n",
+                  label.c_str(), p->iteration, ckpt.path().c_str());
+  return p;
+}
+
+}  // namespace
+
+cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& in, CcCheckpoint& ckpt,
+                                          const std::string& method, const cc::Equations& eq,
+                                          const cc::MoIntegrals& mo, cc::Amplitudes& t) {
+  const std::string label = upper(method);
+  const std::optional<CcProgress> start = resume(ctx, ckpt, method, t);
+  if (start && start->converged) return stored_result(*start);
+  const int first = start ? start->iteration : 0;
+  const cc::SolverOptions opt{in.cc.convergence, in.cc.max_iterations - first, in.cc.diis};
+  if (opt.max_iterations <= 0) return stored_result(start.value_or(CcProgress{}));  // used up before the restart
+
+  ctx.log.print("%s: convergence %.1e on |dE| and |dT|, DIIS %d vectors, checkpoint every %d iterations\n",
+                label.c_str(), opt.convergence, opt.diis, in.checkpoint.interval);
+  const bool triples = t.t3.has_value();
+  ctx.log.print(" iter        correlation energy           dE        |dT|%s  seconds  checkpoint\n",
+                triples ? "       |dT3|" : "");
+  int saved = first;
+  CcProgress last;
+  auto hook = [&](const cc::Amplitudes& x, const cc::Iteration& it) {
+    const bool stop = ctx.stop.requested(ctx.comm);
+    // The convergence test of the solver (DESIGN.md §8), stored with the amplitudes.
+    const bool converged = std::abs(it.delta_e) < opt.convergence && it.delta_t < opt.convergence;
+    last = {it.number, it.energy, it.delta_e, it.delta_t, converged};
+    const int interval = in.checkpoint.interval;
+    char written[32] = "";
+    if (stop || (interval > 0 && it.number % interval == 0)) {
+      std::snprintf(written, sizeof written, "  %9.3f", ckpt.save(method, x, last));
+      saved = it.number;
+    }
+    char t3[24] = "";
+    if (triples) std::snprintf(t3, sizeof t3, "  %10.4e", it.delta_t3);
+    ctx.log.print("%5d  %24.14f  %11.4e  %10.4e%s  %7.2f%s\n", it.number, it.energy, it.delta_e, it.delta_t, t3,
+                  it.seconds, written);
+    return stop;
+  };
+  cc::SolverResult res = cc::solve(eq, mo, t, opt, first, hook);
+  if (saved != res.iterations) {  // always after the last iteration
+    const double seconds = ckpt.save(method, t, last);
+    if (!res.seconds.empty()) res.seconds.back() += seconds;
+    ctx.log.print("checkpoint: %s amplitudes of iteration %d written to %s (%.3f s)\n", label.c_str(),
+                  res.iterations, ckpt.path().c_str(), seconds);
+  }
+  if (res.stopped)
+    ctx.log.print("%s received: the checkpoint %s holds the %s amplitudes of iteration %d; stopping\n",
+                  ctx.stop.signal_name().c_str(), ckpt.path().c_str(), label.c_str(), res.iterations);
+  return res;
+}
+
+}  // namespace cyclocc::app

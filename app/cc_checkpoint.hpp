@@ -1,0 +1,114 @@
+// Checkpoints and restart of the coupled-cluster iterations (layout:
+// docs/checkpoint.md; rules: DESIGN.md §8 Checkpoints and Signals).
+//
+// Each CC method ("ccsd", "ccsdt") owns a group of the checkpoint file: the
+// amplitudes (every spin block of T1, T2 and, for CCSDT, T3, each a 1-D
+// dataset in canonical packed order written from the ranks' slabs, so no rank
+// holds more than its share and any rank count can read them back), how far
+// the iterations got, and the orbital spaces the amplitudes belong to. Every
+// write is a whole new file (identity, SCF, the groups of the other methods of
+// this run copied from the current file, then this method's group) committed
+// atomically by chem::CheckpointWriter.
+//
+// The DIIS history is not stored: a restart extrapolates afresh from the
+// stored amplitudes, which costs a few iterations, and keeps the file at one
+// set of amplitudes per method instead of 2 x cc.diis sets.
+//
+// Everything here is collective over ctx.comm; failures are CheckpointError
+// (exit 4) thrown on every rank alike.
+#pragma once
+
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/stages.hpp"
+#include "chem/cc/solver.hpp"
+#include "chem/motransform.hpp"
+
+namespace cyclocc::app {
+
+// How far a method's iterations got.
+struct CcProgress {
+  int iteration = 0;       // iterations done, those of earlier runs included
+  double energy = 0;       // correlation energy after them
+  double delta_e = 0;      // the last iteration's energy change
+  double delta_t = 0;      // and the 2-norm of its amplitude change
+  bool converged = false;  // by the threshold of the current run (see stored())
+};
+
+// The orbital spaces amplitudes belong to: stored amplitudes are reused only
+// where these match the run's (otherwise they start fresh, DESIGN.md §8).
+struct AmplitudeSpace {
+  std::array<int, 2> frozen{0, 0};  // alpha, beta
+  std::array<int, 2> occ{0, 0};     // active occupied
+  std::array<int, 2> vir{0, 0};
+  bool restricted = false;          // closed-shell spin layer (RHF)
+  bool operator==(const AmplitudeSpace&) const = default;
+};
+
+AmplitudeSpace amplitude_space(const chem::ActiveSpace& space, bool restricted);
+
+// The CC methods whose groups a run of cc.method iterates, in order:
+// ccsd, ccsd(t): {ccsd}; ccsdt: {ccsd, ccsdt}; none, mp2: {}.
+std::vector<std::string> cc_methods(const std::string& method);
+
+class CcCheckpoint {
+ public:
+  CcCheckpoint(RunContext& ctx, const input::Input& in, const chem::Basis& basis, const chem::ScfResult& scf,
+               const AmplitudeSpace& space);
+
+  // --restart: finds the groups of `methods` in the checkpoint, refuses
+  // (CheckpointError) groups that are damaged (every dataset's checksum is
+  // verified here) or belong to another SCF, and prints why a group of other
+  // orbital spaces is left out (those amplitudes start fresh and the group
+  // is dropped at the next write). Reads only; the file stays untouched.
+  void load(const std::vector<std::string>& methods);
+
+  // The progress stored for `method` (after load() or save()), with
+  // `converged` judged by this run's cc.convergence on the stored |dE| and
+  // |dT|; nothing if there are no usable amplitudes.
+  std::optional<CcProgress> stored(const std::string& method) const;
+
+  // Reads the stored amplitudes of `method` into t, at this run's rank count.
+  // A T3 of t that the group does not have (CCSD amplitudes seeding CCSDT)
+  // is set to zero.
+  void restore(const std::string& method, cc::Amplitudes& t) const;
+
+  // Writes the whole checkpoint with `method`'s amplitudes t and progress,
+  // keeping the stored groups of the other methods. Returns the seconds taken.
+  double save(const std::string& method, const cc::Amplitudes& t, const CcProgress& progress);
+
+  const std::string& path() const { return ctx_.checkpoint_path; }
+
+ private:
+  RunContext& ctx_;
+  const input::Input& in_;
+  const chem::Basis& basis_;
+  const chem::ScfResult& scf_;
+  AmplitudeSpace space_;
+  std::map<std::string, CcProgress> stored_;  // groups in the file usable by this run
+  double write_seconds_ = 0;                  // all saves, for extras.timings.cc_checkpoint
+};
+
+// The iterations of one method ("ccsd", "ccsdt") with checkpoints: resumes
+// from the stored amplitudes if there are any (counting on from their
+// iteration; cc.max_iterations bounds the total), returns them at once if
+// they are converged, writes the checkpoint every checkpoint.interval
+// iterations and always after the last one, and on a stop request (signal)
+// writes it at once, reports it and returns with `stopped` set. t holds the
+// guess on entry and the latest amplitudes on return.
+cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& in, CcCheckpoint& ckpt,
+                                          const std::string& method, const cc::Equations& eq,
+                                          const cc::MoIntegrals& mo, cc::Amplitudes& t);
+
+// The one-line message of the Interrupted error after `method` stopped.
+std::string interrupted_message(const RunContext& ctx, const std::string& method, int iteration);
+
+// A safe point between two methods (the first one's amplitudes are in the
+// checkpoint): on a stop request, reports it and throws Interrupted.
+void stop_after_method(RunContext& ctx, const std::string& method, int iteration);
+
+}  // namespace cyclocc::app

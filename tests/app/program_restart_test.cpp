@@ -1,0 +1,246 @@
+// Restart of the CC iterations through the cyclocc binary (DESIGN.md §3, §8
+// Checkpoints): kill -9 of the whole run during the CCSD iterations and
+// during a checkpoint write, then --restart at another rank count; the final
+// energy equals the uninterrupted run's to 1e-9 Eh with fewer iterations than
+// a fresh run. Also: an unconverged run continues where it stopped, a
+// converged method is not iterated again, and another frozen core reuses the
+// SCF but starts the amplitudes fresh.
+#include "tests/app/restart_fixture.hpp"
+
+using namespace cyclocc::app_test;
+
+namespace {
+
+// Water cc-pVDZ CCSD, converged tightly enough that two runs agree far below 1e-9 Eh.
+void tight(YAML::Node& in) { in["cc"]["convergence"] = 1.0e-10; }
+
+}  // namespace
+
+// Kills the whole run (mpirun and every rank) with SIGKILL once the log shows
+// CCSD iteration `after`; returns the iteration stored in the checkpoint.
+class KillTest : public RestartTest {
+ protected:
+  int kill_after(const fs::path& input, int ranks, int after) {
+    BackgroundRun run({CYCLOCC_EXE, input.string()}, dir_, ranks);
+    EXPECT_TRUE(run.wait_for([&] { return last_cc_iteration(run.out()) >= after; })) << run.out() << run.err();
+    run.kill_all(SIGKILL);
+    EXPECT_EQ(run.wait(), 128 + SIGKILL) << "the run ended before the kill:\n" << run.out();
+    const int stored = stored_ccsd_iteration(path(input.stem().string() + ".h5"));
+    EXPECT_GE(stored, 1);
+    // The log may lag one iteration behind the checkpoint (mpirun forwards it).
+    EXPECT_LE(stored, last_cc_iteration(run.out()) + 1);
+    return stored;
+  }
+
+  // Kills the whole run with SIGKILL while it writes the checkpoint (NAME.h5.tmp
+  // exists) after CCSD iteration `after`, retrying if the rename wins the race.
+  // Returns the iteration in NAME.h5, which must have survived.
+  int kill_during_write(const fs::path& input, int ranks, bool restart, int after) {
+    const fs::path h5 = path(input.stem().string() + ".h5"), tmp = path(input.stem().string() + ".h5.tmp");
+    std::vector<std::string> args{CYCLOCC_EXE, input.string()};
+    if (restart) args.push_back("--restart");
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      BackgroundRun run(args, dir_, ranks);
+      EXPECT_TRUE(run.wait_for([&] { return last_cc_iteration(run.out()) >= after; })) << run.out() << run.err();
+      EXPECT_TRUE(run.wait_for([&] { return fs::exists(tmp); }, 60));
+      run.kill_all(SIGKILL);
+      EXPECT_EQ(run.wait(), 128 + SIGKILL) << run.out();
+      if (fs::exists(tmp)) {  // else the rename won the race: try again
+        const int stored = stored_ccsd_iteration(h5);
+        EXPECT_GE(stored, 1);
+        return stored;
+      }
+    }
+    ADD_FAILURE() << "never killed during a checkpoint write";
+    return -1;
+  }
+
+  // --restart at `ranks`: continues from `stored`; returns what it computed.
+  CcsdRun restart(const fs::path& input, int ranks, int stored) {
+    const auto r = cyclocc({input.string(), "--restart"}, ranks);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("CCSD: continuing from iteration " + std::to_string(stored) + " of checkpoint"),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(r.out.find(" iter                 energy"), std::string::npos) << "the SCF ran again";
+    const CcsdRun run = ccsd_run(input.stem().string() + ".json");
+    EXPECT_EQ(run.iterations, stored + run.this_run);  // the count goes on
+    EXPECT_EQ(last_cc_iteration(r.out), run.iterations);
+    return run;
+  }
+};
+
+TEST_F(KillTest, KillNineDuringCcsdAndDuringAWriteThenRestartAtAnotherRankCount) {
+  const auto input = case_input("w", "h2o_ccpvdz_rhf", tight);
+  auto r = cyclocc({input.string(), "--checkpoint", "reference.h5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const CcsdRun reference = ccsd_run("w.json");
+  ASSERT_GT(reference.iterations, 8);
+  EXPECT_EQ(reference.this_run, reference.iterations);
+
+  // Killed after iteration 5 at 2 ranks, finished at 1 rank.
+  int stored = kill_after(input, 2, 5);
+  CcsdRun restarted = restart(input, 0, stored);
+  EXPECT_NEAR(restarted.energy, reference.energy, 1e-9);
+  EXPECT_LT(restarted.this_run, reference.iterations);
+
+  // Killed while the checkpoint is being written (w.h5.tmp exists), at 1
+  // rank; w.h5 still holds the previous iteration and restarts at 2 ranks.
+  stored = kill_during_write(input, 0, false, 2);
+  ASSERT_GE(stored, 1);
+  restarted = restart(input, 2, stored);
+  EXPECT_NEAR(restarted.energy, reference.energy, 1e-9);
+  EXPECT_LT(restarted.this_run, reference.iterations);
+  EXPECT_FALSE(fs::exists(path("w.h5.tmp")));
+}
+
+// Several kills in one calculation, each restart at another rank count, on
+// a larger basis.
+TEST_F(KillTest, KillNineAtSeveralMomentsAndRankCounts) {
+  const auto input = case_input("wa", "h2o_ccpvdz_rhf", [](YAML::Node& in) {
+    in["basis"] = "aug-cc-pvdz";
+    tight(in);
+  });
+  auto r = cyclocc({input.string(), "--checkpoint", "reference.h5"}, 2);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const CcsdRun reference = ccsd_run("wa.json");
+  ASSERT_GT(reference.iterations, 10);
+
+  int stored = kill_after(input, 2, 2);
+  const std::vector<std::pair<int, int>> steps = {{3, 5}, {0, 8}};  // {ranks, kill after}
+  for (const auto& [ranks, after] : steps) {
+    BackgroundRun run({CYCLOCC_EXE, input.string(), "--restart"}, dir_, ranks);
+    ASSERT_TRUE(run.wait_for([&] { return last_cc_iteration(run.out()) >= after; })) << run.out() << run.err();
+    EXPECT_NE(run.out().find("continuing from iteration " + std::to_string(stored)), std::string::npos);
+    run.kill_all(SIGKILL);
+    ASSERT_EQ(run.wait(), 128 + SIGKILL);
+    const int now = stored_ccsd_iteration(path("wa.h5"));
+    EXPECT_GT(now, stored);
+    stored = now;
+  }
+  const CcsdRun restarted = restart(input, 2, stored);
+  EXPECT_NEAR(restarted.energy, reference.energy, 1e-9);
+  EXPECT_LT(restarted.this_run, reference.iterations);
+}
+
+// cc.max_iterations bounds the total: a run that stops unconverged has
+// written its last iteration (not only every checkpoint.interval), and a
+// restart with more iterations allowed goes on from there. A converged
+// method is then not iterated again.
+TEST_F(RestartTest, UnconvergedRunContinuesAndAConvergedOneIsNotIteratedAgain) {
+  const double e_ref = reference_value(kWaterCase, "ccsd_total_energy");
+  auto input = case_input("w", kWaterCase, [](YAML::Node& in) {
+    in["cc"]["max_iterations"] = 4;
+    in["checkpoint"]["interval"] = 3;
+  });
+  auto r = cyclocc({input.string()}, 2);
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(stored_ccsd_iteration(path("w.h5")), 4);
+  EXPECT_EQ(attribute(path("w.h5"), "/ccsd", "converged"), 0.0);
+  // The log's checkpoint column: written at iteration 3 (the interval) only;
+  // iteration 4's write follows the table.
+  std::vector<int> written;
+  for (const CcRow& row : cc_rows(r.out))
+    if (row.checkpoint_seconds >= 0) written.push_back(row.iteration);
+  EXPECT_EQ(written, std::vector<int>{3}) << r.out;
+  EXPECT_NE(r.out.find("checkpoint: CCSD amplitudes of iteration 4 written to"), std::string::npos) << r.out;
+
+  input = case_input("w", kWaterCase);
+  r = cyclocc({input.string(), "--restart"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("CCSD: continuing from iteration 4 of checkpoint"), std::string::npos) << r.out;
+  const CcsdRun done = ccsd_run("w.json");
+  EXPECT_EQ(done.iterations, 4 + done.this_run);
+  // Every iteration wrote (interval 1): the log's checkpoint column adds up to
+  // extras.timings.cc_checkpoint (3 decimals each), which the iteration times include.
+  const auto rows = cc_rows(r.out);
+  ASSERT_EQ(static_cast<int>(rows.size()), done.this_run);
+  double logged = 0;
+  for (const CcRow& row : rows) {
+    EXPECT_GE(row.checkpoint_seconds, 0.0) << "iteration " << row.iteration << " not written";
+    logged += row.checkpoint_seconds;
+  }
+  const YAML::Node timings = results("w.json")["extras"]["timings"];
+  const double writes = timings["cc_checkpoint"].as<double>();
+  EXPECT_GT(writes, 0.0);
+  EXPECT_NEAR(logged, writes, 0.0005 * static_cast<double>(rows.size()) + 1e-12);
+  double iterations = 0;
+  for (const auto& t : timings["cc_iterations"]) iterations += t.as<double>();
+  EXPECT_LE(writes, iterations);
+  EXPECT_NEAR(done.energy, e_ref, 1e-8);  // the reference set's tolerance
+  EXPECT_EQ(attribute(path("w.h5"), "/ccsd", "converged"), 1.0);
+
+  const std::string converged_file = read_text(path("w.h5"));
+  r = cyclocc({input.string(), "--restart"}, 2);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("CCSD: converged amplitudes in checkpoint"), std::string::npos) << r.out;
+  EXPECT_EQ(last_cc_iteration(r.out), 0) << r.out;
+  const CcsdRun again = ccsd_run("w.json");
+  EXPECT_EQ(again.energy, done.energy);  // the stored energy, bit for bit
+  EXPECT_EQ(again.iterations, done.iterations);
+  EXPECT_EQ(again.this_run, 0);
+  EXPECT_EQ(read_text(path("w.h5")), converged_file);  // nothing new to write
+}
+
+// DESIGN.md §8: another frozen core reuses the SCF and starts the amplitudes fresh.
+TEST_F(RestartTest, AnotherFrozenCoreReusesTheScfAndStartsTheAmplitudesFresh) {
+  const double e_ref = reference_value("h2o_ccpvdz_rhf_fc1", "ccsd_total_energy");
+  const auto all = case_input("w", "h2o_ccpvdz_rhf", tight);
+  auto r = cyclocc({all.string()}, 2);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(attribute(path("w.h5"), "/ccsd", "frozen_alpha"), 0.0);
+
+  const auto frozen = case_input("w", "h2o_ccpvdz_rhf", [](YAML::Node& in) {
+    tight(in);
+    in["cc"]["frozen_core"] = true;
+  });
+  r = cyclocc({frozen.string(), "--restart"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("SCF: reusing the orbitals of checkpoint"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("CCSD: not reusing the amplitudes of checkpoint " + path("w.h5").string() +
+                       " (frozen orbitals 0+0 in the checkpoint, 1+1 in this run); starting them fresh"),
+            std::string::npos)
+      << r.out;
+  EXPECT_TRUE(results("w.json")["extras"]["scf_from_checkpoint"].as<bool>());
+  const CcsdRun fc = ccsd_run("w.json");
+  EXPECT_EQ(fc.iterations, fc.this_run);  // fresh
+  EXPECT_NEAR(fc.energy, e_ref, 1e-8);    // the reference set's tolerance
+
+  // A fresh frozen-core run elsewhere agrees to 1e-9.
+  r = cyclocc({frozen.string(), "--checkpoint", "fresh.h5", "--json", "fresh.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NEAR(fc.energy, ccsd_run("fresh.json").energy, 1e-9);
+  // The checkpoint now holds the frozen-core amplitudes, converged.
+  EXPECT_EQ(attribute(path("w.h5"), "/ccsd", "frozen_alpha"), 1.0);
+  EXPECT_EQ(stored_ccsd_iteration(path("w.h5")), fc.iterations);
+}
+
+// The water dimer (cc-pVDZ, geometry of the peers' benchmark P2, bohr):
+// killed during checkpoint writes at 3 ranks and again at 1 rank, finished
+// at 2 ranks.
+TEST_F(KillTest, SlowKillNineDuringWritesOfTheWaterDimer) {
+  const auto input = case_input("d", "h2o_ccpvdz_rhf", [](YAML::Node& in) {
+    in["title"] = "(H2O)2 cc-pVDZ";
+    in["molecule"]["geometry"] =
+        "O -2.930978447377 -0.216411435792 0.000000000000\n"
+        "H -3.655219764093  1.440921839206 0.000000000000\n"
+        "H -1.133225293237  0.076934529986 0.000000000000\n"
+        "O  2.552311347073  0.210645881386 0.000000000000\n"
+        "H  3.175492000369 -0.706268131544 -1.433472538822\n"
+        "H  3.175492000369 -0.706268131544 1.433472538822\n";
+    tight(in);
+  });
+  auto r = cyclocc({input.string(), "--checkpoint", "reference.h5"}, 2);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const CcsdRun reference = ccsd_run("d.json");
+  ASSERT_GT(reference.iterations, 10);
+
+  int stored = kill_during_write(input, 3, false, 3);
+  ASSERT_GE(stored, 3);
+  const int before = stored;
+  stored = kill_during_write(input, 0, true, stored + 3);
+  EXPECT_GT(stored, before);
+  const CcsdRun restarted = restart(input, 2, stored);
+  EXPECT_NEAR(restarted.energy, reference.energy, 1e-9);
+  EXPECT_LT(restarted.this_run, reference.iterations);
+}
