@@ -12,6 +12,7 @@ void Stats::record(const OpRecord& r) {
   t.words += r.words;
   if (r.predicted >= 0) t.predicted += r.predicted;
   t.seconds += r.seconds;
+  t.gemm_seconds += r.gemm_seconds;
   t.mapping = r.mapping;
   last_ = r;
 }
@@ -29,23 +30,28 @@ std::string Stats::table(std::size_t n) const {
     all.flops += t.flops;
     all.words += t.words;
     all.seconds += t.seconds;
+    all.gemm_seconds += t.gemm_seconds;
   }
   std::sort(rows.begin(), rows.end(),
             [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });
   if (rows.size() > n) rows.resize(n);
   std::string out;
   char line[512];
-  std::snprintf(line, sizeof line, "%10s %7s %9s %12s  %s\n", "seconds", "calls", "GFLOP/s", "words", "operation");
+  std::snprintf(line, sizeof line, "%10s %7s %9s %6s %12s  %s\n", "seconds", "calls", "GFLOP/s", "dgemm", "words",
+                "operation");
   out += line;
   for (const auto& [name, t] : rows) {
     double gf = t.seconds > 0 ? t.flops / t.seconds * 1e-9 : 0.0;
-    std::snprintf(line, sizeof line, "%10.3f %7lld %9.2f %12lld  %s\n", t.seconds,
-                  static_cast<long long>(t.calls), gf, static_cast<long long>(t.words), name.c_str());
+    const double share = t.seconds > 0 ? 100.0 * t.gemm_seconds / t.seconds : 0.0;
+    std::snprintf(line, sizeof line, "%10.3f %7lld %9.2f %5.0f%% %12lld  %s\n", t.seconds,
+                  static_cast<long long>(t.calls), gf, share, static_cast<long long>(t.words), name.c_str());
     out += line;
   }
   const double gf = all.seconds > 0 ? all.flops / all.seconds * 1e-9 : 0.0;
-  std::snprintf(line, sizeof line, "%10.3f %7lld %9.2f %12lld  all %zu operations (%.3g flops)\n", all.seconds,
-                static_cast<long long>(all.calls), gf, static_cast<long long>(all.words), totals_.size(), all.flops);
+  std::snprintf(line, sizeof line, "%10.3f %7lld %9.2f %5.0f%% %12lld  all %zu operations (%.3g flops)\n",
+                all.seconds, static_cast<long long>(all.calls), gf,
+                all.seconds > 0 ? 100.0 * all.gemm_seconds / all.seconds : 0.0, static_cast<long long>(all.words),
+                totals_.size(), all.flops);
   out += line;
   return out;
 }

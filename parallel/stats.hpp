@@ -15,6 +15,7 @@ struct OpRecord {
   std::int64_t words = 0;       // words sent + received by this rank
   std::int64_t predicted = -1;  // the cost model's words for this rank (-1: no model)
   double seconds = 0;
+  double gemm_seconds = 0;      // of which in the local dgemm (contractions)
 };
 
 // Accumulates records by name; keeps the last one verbatim for inspection.
@@ -26,6 +27,7 @@ class Stats {
     std::int64_t words = 0;
     std::int64_t predicted = 0;
     double seconds = 0;
+    double gemm_seconds = 0;
     std::string mapping;
   };
   void record(const OpRecord& r);

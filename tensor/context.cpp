@@ -45,9 +45,27 @@ std::shared_ptr<const Layout> Context::layout(const Shape& shape, const Mapping&
 }
 
 Mapping Context::default_mapping(const Shape& shape) const {
-  // Factor P into primes and give each prime to the group with the most
-  // tuples per current phase, so the ranks hold nearly equal shares.
+  // All ranks on the group with the most tuples when it has plenty per rank
+  // (contractions map one group per matrix dimension, so a single grid
+  // dimension lets them keep the tensor where it is). Otherwise factor P into
+  // primes and give each prime to the group with the most tuples per current
+  // phase, so the ranks hold nearly equal shares.
   Mapping m;
+  {
+    const auto groups = shape.groups();
+    int best = -1;
+    std::int64_t most = 0;
+    for (std::size_t k = 0; k < groups.size(); ++k) {
+      const std::int64_t c = group_count(groups[k].len, groups[k].size, groups[k].sym);
+      if (c > most) most = c, best = static_cast<int>(k);
+    }
+    if (nranks() == 1) return m;
+    if (best >= 0 && most >= 4 * static_cast<std::int64_t>(nranks())) {
+      m.grid = {nranks()};
+      m.range = {Range{groups[best].first, groups[best].first + groups[best].size}};
+      return m;
+    }
+  }
   int p = nranks();
   std::vector<int> primes;
   for (int f = 2; p > 1; ++f)

@@ -122,12 +122,16 @@ void contract(double alpha, const Tensor& A0, const std::string& la, const Tenso
   const Tensor& B = plan->swapped ? A0 : B0;
   if (beta != 1.0) C.scale(beta);
   const Prepared pa(plan->a, A), pb(plan->b, B);
-  double flops = 0;
+  double flops = 0, gemm_seconds = 0;
   if (plan->c_direct) {
+    const double g0 = now();
     flops = local_gemm(*plan, pa.get(), pb.get(), C, alpha * plan->factor);
+    gemm_seconds = now() - g0;
   } else {
     Tensor cc(C.ctx(), plan->c_mat_shape, plan->c_mat_map);
+    const double g0 = now();
     flops = local_gemm(*plan, pa.get(), pb.get(), cc, alpha * plan->factor);
+    gemm_seconds = now() - g0;
     if (!plan->c_relabel) {
       remap(cc, C, plan->c_perm, 1.0, plan->partial);
     } else {
@@ -144,6 +148,7 @@ void contract(double alpha, const Tensor& A0, const std::string& la, const Tenso
   // A reused prepared operand moved nothing; the model's words for it drop out.
   rec.predicted = plan->predicted - (pa.reused() ? plan->a.predicted : 0) - (pb.reused() ? plan->b.predicted : 0);
   rec.seconds = now() - t0;
+  rec.gemm_seconds = gemm_seconds;
   comm.stats().record(rec);
 }
 

@@ -459,6 +459,34 @@ void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double al
   const RecvTables rt = recv_tables(X, Y, sum_feeds(X, Y, perm));
   const auto xparts = rank_parts(X);
   std::vector<int> xsum(X.comps().size());
+  if (rt.multi.empty() && !partial && xrep.size() == 1) {
+    // Each element has one possible sender: a tight walk.
+    const std::int64_t n = Y.local_size();
+    const int K = static_cast<int>(Y.comps().size());
+    if (n == 0) return;
+    if (K == 0) {
+      if (0 != me) ydata[0] += alpha * recv[next[0]++];
+      return;
+    }
+    const auto& ext = Y.extent();
+    const std::int64_t inner = ext[K - 1];
+    const int* sp = rt.src_part[K - 1].data();
+    std::vector<std::int64_t> u(K, 0);
+    double* yd = ydata.data();
+    for (std::int64_t i = 0; i < n; i += inner) {
+      int outer = 0;
+      for (int c = 0; c < K - 1; ++c) outer += rt.src_part[c][u[c]];
+      for (std::int64_t v = 0; v < inner; ++v) {
+        const int s = outer + sp[v];
+        if (s != me) yd[i + v] += alpha * recv[next[s]++];
+      }
+      for (int c = K - 2; c >= 0; --c) {
+        if (++u[c] < ext[c]) break;
+        u[c] = 0;
+      }
+    }
+    return;
+  }
   walk_sums(Y, rt.src_part, [&](std::int64_t i, int base, const std::vector<std::int64_t>& u) {
     if (!rt.multi.empty()) {
       for (int c : rt.multi_xcomps) xsum[c] = 0;
