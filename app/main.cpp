@@ -1,5 +1,7 @@
 // cyclocc: the program's entry point (command line in cli.hpp, the run in
 // driver.hpp). Every rank runs main(); only rank 0 prints.
+#include <malloc.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -47,9 +49,20 @@ int dispatch(const cyclocc::par::Comm& world, const std::vector<std::string>& ar
   }
 }
 
+// Tensors of tens to hundreds of megabytes are allocated and freed many times
+// per iteration. By default glibc maps each from the kernel and unmaps it on
+// free, so every page faults and is zeroed again on the next allocation: a
+// third of the MO transform's time. Serve them from the heap and keep freed
+// memory there; the peak resident size is unchanged.
+void keep_freed_memory() {
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, -1);  // -1: never trim (mallopt(3))
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  keep_freed_memory();
   std::set_terminate(on_terminate);
   cyclocc::par::Environment env(&argc, &argv);
   cyclocc::app::install_signal_handlers();

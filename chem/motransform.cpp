@@ -133,7 +133,7 @@ Tensor coefficients(tensor::Context& ctx, const Eigen::MatrixXd& C, int first, i
 }
 
 // The chemist blocks (pq|rs) computed straight from the AO integrals with
-// the occupied and virtual coefficients: the ket quarter transformations are
+// the occupied and virtual coefficients: the quarter transformations are
 // shared between the blocks that need them, every block is made once.
 class ChemistTransform {
  public:
@@ -143,17 +143,13 @@ class ChemistTransform {
     const std::string key = std::to_string(s1) + std::to_string(s2) + spaces;
     auto it = blocks_.find(key);
     if (it != blocks_.end()) return it->second;
-    const Tensor& half = ket(s2, spaces[2], spaces[3]);
+    const Tensor& y1 = bra_quarter(s1, s2, spaces);
     const Tensor& cp = c_[s1][space(spaces[0])];
-    const Tensor& cq = c_[s1][space(spaces[1])];
-    tensor::Context& ctx = ao_.ctx();
-    const int n = ao_.shape().lens[0], np = cp.shape().lens[1], nq = cq.shape().lens[1];
-    const auto& hl = half.shape().lens;
-    const Sym ket_sym = half.shape().sym[2];
-    Tensor y1(ctx, Shape({n, nq, hl[2], hl[3]}, {Sym::NS, Sym::NS, ket_sym, Sym::NS}), "(mq|rs)");
-    y1["mqrs"] = half["mnrs"] * cq["nq"];
+    const int np = cp.shape().lens[1], nq = y1.shape().lens[1];
+    const auto& hl = y1.shape().lens;
+    const Sym ket_sym = y1.shape().sym[2];
     const bool same = spaces[0] == spaces[1];
-    Tensor y2(ctx, Shape({np, nq, hl[2], hl[3]}, {same ? Sym::SY : Sym::NS, Sym::NS, ket_sym, Sym::NS}), "(pq|rs)");
+    Tensor y2(ao_.ctx(), Shape({np, nq, hl[2], hl[3]}, {same ? Sym::SY : Sym::NS, Sym::NS, ket_sym, Sym::NS}), "(pq|rs)");
     // A symmetric pair: the declared SY adds the swapped term, so take half
     // (contract.hpp conventions).
     y2["pqrs"] = (same ? 0.5 : 1.0) * y1["mqrs"] * cp["mp"];
@@ -162,6 +158,21 @@ class ChemistTransform {
 
  private:
   static int space(char c) { return c == 'o' ? 0 : 1; }
+
+  // (mu q|r s), q of spin s1 in spaces[1]: shared by the blocks that differ
+  // only in the space of p.
+  const Tensor& bra_quarter(int s1, int s2, const std::string& spaces) {
+    const std::string key = std::to_string(s1) + std::to_string(s2) + spaces.substr(1);
+    auto it = bras_.find(key);
+    if (it != bras_.end()) return it->second;
+    const Tensor& half = ket(s2, spaces[2], spaces[3]);
+    const Tensor& cq = c_[s1][space(spaces[1])];
+    const int n = ao_.shape().lens[0], nq = cq.shape().lens[1];
+    const auto& hl = half.shape().lens;
+    Tensor y1(ao_.ctx(), Shape({n, nq, hl[2], hl[3]}, {Sym::NS, Sym::NS, half.shape().sym[2], Sym::NS}), "(mq|rs)");
+    y1["mqrs"] = half["mnrs"] * cq["nq"];
+    return bras_.emplace(key, std::move(y1)).first->second;
+  }
 
   // (mu nu|r s), r and s of spin s in spaces x and y.
   const Tensor& ket(int s, char x, char y) {
@@ -191,7 +202,7 @@ class ChemistTransform {
 
   const Tensor& ao_;
   std::array<std::array<Tensor, 2>, 2> c_;  // [spin][occupied, virtual]
-  std::map<std::string, Tensor> quarters_, kets_, blocks_;
+  std::map<std::string, Tensor> quarters_, kets_, bras_, blocks_;
 };
 
 std::array<std::vector<double>, 2> energies(const ScfResult& scf, const ActiveSpace& s, bool occupied) {

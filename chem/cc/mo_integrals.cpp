@@ -15,28 +15,40 @@ std::vector<Sym> pair_sym(const std::string& sp) {
   return {sp[0] == sp[1] ? A : N, N, sp[2] == sp[3] ? A : N, N};
 }
 
-// <pq|rs> = (pr|qs) for the spin pattern of block `key` (zero unless the
-// spins of p, r and of q, s agree), from the chemist blocks.
-void fill_direct(const ChemistBlock& chem, const std::string& spaces, const std::string& key, Tensor& m) {
-  if (key[0] != key[2] || key[1] != key[3]) return;
-  // (p r | q s), or (q s | p r) when the pr pair is beta and qs alpha.
-  std::string order = key[0] <= key[1] ? "prqs" : "qspr";
-  auto space = [&](char label) { return spaces[std::string("pqrs").find(label)]; };
-  // Inside a pair the occupied index comes first; (pr|..) = (rp|..) for real orbitals.
+// Adds alpha (x y|z w) to `block` (labels pqrs), where `term` names the
+// labels of x y z w, e.g. "prqs" for (pr|qs) = <pq|rs>. Nothing unless the
+// spins within each chemist pair agree.
+void add_chemist(const ChemistBlock& chem, const std::string& spaces, const std::string& key,
+                 const std::string& term, double alpha, Tensor& block) {
+  auto at = [](const std::string& of, char label) { return of[std::string("pqrs").find(label)]; };
+  if (at(key, term[0]) != at(key, term[1]) || at(key, term[2]) != at(key, term[3])) return;
+  // The alpha pair first; inside a pair the occupied index first ((xy| = (yx|).
+  std::string order = at(key, term[0]) <= at(key, term[2]) ? term : term.substr(2) + term.substr(0, 2);
   for (int pair : {0, 2})
-    if (space(order[pair]) == 'v' && space(order[pair + 1]) == 'o') std::swap(order[pair], order[pair + 1]);
+    if (at(spaces, order[pair]) == 'v' && at(spaces, order[pair + 1]) == 'o') std::swap(order[pair], order[pair + 1]);
   std::string cspaces;
-  for (char label : order) cspaces += space(label);
-  const int s1 = (key[0] <= key[1] ? key[0] : key[1]) == 'a' ? 0 : 1;
-  const int s2 = (key[0] <= key[1] ? key[1] : key[0]) == 'a' ? 0 : 1;
-  tensor::sum(1.0, chem(s1, s2, cspaces), order, 0.0, m, "pqrs");
+  for (char label : order) cspaces += at(spaces, label);
+  const int s1 = at(key, order[0]) == 'a' ? 0 : 1, s2 = at(key, order[2]) == 'a' ? 0 : 1;
+  tensor::sum(alpha, chem(s1, s2, cspaces), order, 1.0, block, "pqrs");
 }
 
-// The non-antisymmetrized <pq|rs> over the spaces of a block, all spin patterns.
-SpinTensor direct(tensor::Context& ctx, const SpinDims& d, const ChemistBlock& chem, const std::string& spaces) {
-  SpinTensor m(ctx, d, spaces, {N, N, N, N}, "<" + spaces + ">");
-  for (const auto& key : m.block_keys()) fill_direct(chem, spaces, key, m.block(key));
-  return m;
+// One spin block of <pq||rs> = (pr|qs) - (ps|qr). Where the block is
+// antisymmetric in a pair, the packed sum adds the exchange term itself
+// (contract.hpp conventions, §8), and adds it twice when both pairs are.
+void fill_block(const ChemistBlock& chem, const std::string& spaces, const std::string& key, Tensor& block) {
+  const auto& sym = block.shape().sym;
+  const int packed_pairs = (sym[0] == A) + (sym[2] == A);
+  if (packed_pairs == 2) return add_chemist(chem, spaces, key, "prqs", 0.5, block);
+  add_chemist(chem, spaces, key, "prqs", 1.0, block);
+  if (packed_pairs == 0) add_chemist(chem, spaces, key, "psqr", -1.0, block);
+}
+
+// Every computed block of an antisymmetrized integral tensor; in a restricted
+// calculation the derived blocks follow when the tensor is next read.
+void fill_integrals(const ChemistBlock& chem, SpinTensor& t) {
+  for (const auto& key : t.block_keys())
+    if (!t.derived(key)) fill_block(chem, t.spaces(), key, t.block(key));
+  t.blocks_written();
 }
 
 void fill_fock(SpinTensor& f, const std::array<std::vector<double>, 2>& eps_occ,
@@ -71,16 +83,7 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
   mo.eps_vir = eps_vir;
   fill_fock(mo.f_oo, eps_occ, eps_vir);
   fill_fock(mo.f_vv, eps_occ, eps_vir);
-  // <pq||rs> = <pq|rs> - <pq|sr>. Where a pair shares a space the declared
-  // antisymmetry adds the exchange term itself (contract.hpp, §8), and where
-  // both pairs do it adds it twice, hence the 1/2.
-  mo.oooo["pqrs"] = 0.5 * direct(ctx, d, chem, "oooo")["pqrs"];
-  mo.ooov["pqrs"] = direct(ctx, d, chem, "ooov")["pqrs"];
-  mo.oovv["pqrs"] = 0.5 * direct(ctx, d, chem, "oovv")["pqrs"];
-  mo.ovov["pqrs"] = direct(ctx, d, chem, "ovov")["pqrs"];
-  mo.ovov["pqrs"] -= direct(ctx, d, chem, "ovvo")["pqsr"];
-  mo.ovvv["pqrs"] = direct(ctx, d, chem, "ovvv")["pqrs"];
-  mo.vvvv["pqrs"] = 0.5 * direct(ctx, d, chem, "vvvv")["pqrs"];
+  for (SpinTensor* t : {&mo.oooo, &mo.ooov, &mo.oovv, &mo.ovov, &mo.ovvv, &mo.vvvv}) fill_integrals(chem, *t);
   // Fixed from here on: contractions keep their prepared copies.
   for (SpinTensor* t : {&mo.f_oo, &mo.f_ov, &mo.f_vv, &mo.oooo, &mo.ooov, &mo.oovv, &mo.ovov, &mo.ovvv, &mo.vvvv})
     t->set_constant(true);
