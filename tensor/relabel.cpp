@@ -179,6 +179,37 @@ BlockTerms block_terms(const Layout& X, const Layout& Y, const std::vector<int>&
   return bt;
 }
 
+// Two consecutive blocks as one: every pair of their combinations, with the
+// products of their terms.
+BlockTerms merged(const BlockTerms& a, const BlockTerms& b) {
+  BlockTerms m;
+  for (std::size_t i = 0; i + 1 < a.start.size(); ++i)
+    for (std::size_t j = 0; j + 1 < b.start.size(); ++j) {
+      m.yoff.push_back(a.yoff[i] + b.yoff[j]);
+      m.start.push_back(static_cast<std::int32_t>(m.xoff.size()));
+      for (std::int32_t e = a.start[i]; e < a.start[i + 1]; ++e)
+        for (std::int32_t f = b.start[j]; f < b.start[j + 1]; ++f) {
+          m.xoff.push_back(a.xoff[e] + b.xoff[f]);
+          m.coef.push_back(a.coef[e] * b.coef[f]);
+        }
+    }
+  m.start.push_back(static_cast<std::int32_t>(m.xoff.size()));
+  return m;
+}
+
+// Merges the trailing blocks until the innermost loop runs long: the
+// recursion costs per element of the outer blocks.
+void merge_trailing(std::vector<BlockTerms>& blocks) {
+  while (blocks.size() > 1) {
+    const BlockTerms& b = blocks.back();
+    const BlockTerms& a = blocks[blocks.size() - 2];
+    if (b.yoff.size() >= 512 || a.xoff.size() * b.xoff.size() > (1 << 18)) break;
+    BlockTerms m = merged(a, b);
+    blocks.pop_back();
+    blocks.back() = std::move(m);
+  }
+}
+
 struct Term {
   std::int64_t xoff;
   double coef;
@@ -225,6 +256,7 @@ void relabel(const Tensor& Xt, Tensor& Yt, const std::vector<int>& q, double alp
   }
   std::vector<BlockTerms> terms;
   for (const Block& b : blocks) terms.push_back(block_terms(X, Y, q, b));
+  merge_trailing(terms);
   accumulate(terms, 0, 0, {Term{0, 1.0}}, Xt.data().data(), Yt.data().data(), alpha);
 }
 

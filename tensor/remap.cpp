@@ -311,9 +311,38 @@ std::vector<double> ordered_values(std::vector<std::pair<std::int64_t, double>>&
 }
 
 
+// The number of trailing components walked as one inner loop: enough that
+// the loop runs long (a 6-index tensor's last component may hold 5 tuples),
+// few enough that the fused tables stay small.
+int fused_first(const std::vector<std::int64_t>& ext) {
+  int first = static_cast<int>(ext.size()) - 1;
+  std::int64_t size = ext[first];
+  while (first > 0 && size < 512 && size * ext[first - 1] <= (1 << 16)) size *= ext[--first];
+  return first;
+}
+
+// Per-component additive parts of components [first, K) summed for every
+// combination of their local tuples, in storage order.
+template <class T>
+std::vector<T> fuse_parts(const std::vector<const T*>& parts, const std::vector<std::int64_t>& ext, int first) {
+  const int K = static_cast<int>(ext.size());
+  std::int64_t size = 1;
+  for (int c = first; c < K; ++c) size *= ext[c];
+  std::vector<T> out(static_cast<std::size_t>(size), T(0));
+  std::vector<std::int64_t> u(K, 0);
+  for (std::int64_t v = 0; v < size; ++v) {
+    for (int c = first; c < K; ++c) out[v] += parts[c][u[c]];
+    for (int c = K - 1; c >= first; --c) {
+      if (++u[c] < ext[c]) break;
+      u[c] = 0;
+    }
+  }
+  return out;
+}
+
 // The sending walk when every part is tabulated and each element has one
 // destination: an odometer over the outer components and a tight loop over
-// the innermost one (a plain scatter when the destination is fixed).
+// the fused inner ones (a plain scatter when the destination is fixed).
 void send_simple(const Layout& X, const SendTables& t, const std::vector<char>& send_to, int me, double alpha,
                  const std::vector<double>& x, std::vector<double>& y,
                  std::vector<std::vector<std::pair<std::int64_t, double>>>& out, std::vector<char>& sorted,
@@ -336,40 +365,47 @@ void send_simple(const Layout& X, const SendTables& t, const std::vector<char>& 
     return;
   }
   const auto& ext = X.extent();
-  const std::int64_t inner = ext[K - 1];
-  const int* rp = t.rank_part[K - 1].data();
-  bool fixed = true;  // the innermost component does not change the destination
+  const int first = fused_first(ext);
+  std::vector<const int*> rparts(K);
+  for (int c = 0; c < K; ++c) rparts[c] = t.rank_part[c].data();
+  const std::vector<int> rp = fuse_parts(rparts, ext, first);
+  const std::int64_t inner = static_cast<std::int64_t>(rp.size());
+  bool fixed = true;  // the inner components do not change the destination
   for (std::int64_t v = 0; v < inner; ++v) fixed &= rp[v] == rp[0];
-  std::vector<const std::int64_t*> op(P, nullptr);
-  for (int d = 0; d < P; ++d)
-    if (send_to[d]) op[d] = t.off_part[K - 1][d].data();
+  std::vector<std::vector<std::int64_t>> ops(P);
+  for (int d = 0; d < P; ++d) {
+    if (!send_to[d]) continue;
+    std::vector<const std::int64_t*> oparts(K);
+    for (int c = 0; c < K; ++c) oparts[c] = t.off_part[c][d].data();
+    ops[d] = fuse_parts(oparts, ext, first);
+  }
   std::vector<std::int64_t> u(K, 0), off(P, 0);
   for (std::int64_t i = 0; i < n; i += inner) {
     int rank = 0;
     std::fill(off.begin(), off.end(), 0);
-    for (int c = 0; c < K - 1; ++c) {
+    for (int c = 0; c < first; ++c) {
       rank += t.rank_part[c][u[c]];
       for (int d = 0; d < P; ++d)
-        if (op[d]) off[d] += t.off_part[c][d][u[c]];
+        if (send_to[d]) off[d] += t.off_part[c][d][u[c]];
     }
     if (fixed) {
       const int d = rank + rp[0];
-      if (op[d] && d == me) {
+      if (send_to[d] && d == me) {
         const std::int64_t o = off[d];
-        const std::int64_t* od = op[d];
+        const std::int64_t* od = ops[d].data();
         const double* xs = x.data() + i;
         double* yd = y.data();
         for (std::int64_t v = 0; v < inner; ++v) yd[o + od[v]] += alpha * xs[v];
-      } else if (op[d]) {
-        for (std::int64_t v = 0; v < inner; ++v) put(d, off[d] + op[d][v], x[i + v]);
+      } else if (send_to[d]) {
+        for (std::int64_t v = 0; v < inner; ++v) put(d, off[d] + ops[d][v], x[i + v]);
       }
     } else {
       for (std::int64_t v = 0; v < inner; ++v) {
         const int d = rank + rp[v];
-        if (op[d]) put(d, off[d] + op[d][v], x[i + v]);
+        if (send_to[d]) put(d, off[d] + ops[d][v], x[i + v]);
       }
     }
-    for (int c = K - 2; c >= 0; --c) {
+    for (int c = first - 1; c >= 0; --c) {
       if (++u[c] < ext[c]) break;
       u[c] = 0;
     }
@@ -469,18 +505,21 @@ void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double al
       return;
     }
     const auto& ext = Y.extent();
-    const std::int64_t inner = ext[K - 1];
-    const int* sp = rt.src_part[K - 1].data();
+    const int first = fused_first(ext);
+    std::vector<const int*> sparts(K);
+    for (int c = 0; c < K; ++c) sparts[c] = rt.src_part[c].data();
+    const std::vector<int> sp = fuse_parts(sparts, ext, first);
+    const std::int64_t inner = static_cast<std::int64_t>(sp.size());
     std::vector<std::int64_t> u(K, 0);
     double* yd = ydata.data();
     for (std::int64_t i = 0; i < n; i += inner) {
       int outer = 0;
-      for (int c = 0; c < K - 1; ++c) outer += rt.src_part[c][u[c]];
+      for (int c = 0; c < first; ++c) outer += rt.src_part[c][u[c]];
       for (std::int64_t v = 0; v < inner; ++v) {
         const int s = outer + sp[v];
         if (s != me) yd[i + v] += alpha * recv[next[s]++];
       }
-      for (int c = K - 2; c >= 0; --c) {
+      for (int c = first - 1; c >= 0; --c) {
         if (++u[c] < ext[c]) break;
         u[c] = 0;
       }
