@@ -43,8 +43,10 @@ std::string Stats::table(std::size_t n) const {
   for (const auto& [name, t] : rows) {
     double gf = t.seconds > 0 ? t.flops / t.seconds * 1e-9 : 0.0;
     const double share = t.seconds > 0 ? 100.0 * t.gemm_seconds / t.seconds : 0.0;
-    std::snprintf(line, sizeof line, "%10.3f %7lld %9.2f %5.0f%% %12lld  %s\n", t.seconds,
-                  static_cast<long long>(t.calls), gf, share, static_cast<long long>(t.words), name.c_str());
+    const std::string how = t.mapping.empty() ? "" : "  {" + t.mapping + "}";
+    std::snprintf(line, sizeof line, "%10.3f %7lld %9.2f %5.0f%% %12lld  %s%s\n", t.seconds,
+                  static_cast<long long>(t.calls), gf, share, static_cast<long long>(t.words), name.c_str(),
+                  how.c_str());
     out += line;
   }
   const double gf = all.seconds > 0 ? all.flops / all.seconds * 1e-9 : 0.0;

@@ -53,15 +53,22 @@ std::vector<std::string> spin_blocks(const std::string& /*spaces: blocks depend 
   return out;
 }
 
-SpinTensor::SpinTensor(Context& ctx, const SpinDims& dims, std::string spaces, std::vector<Sym> sym, std::string name)
-    : ctx_(&ctx), dims_(dims), spaces_(std::move(spaces)), sym_(std::move(sym)), name_(std::move(name)) {
+SpinTensor::SpinTensor(Context& ctx, const SpinDims& dims, std::string spaces, std::vector<Sym> sym, std::string name,
+                       int along)
+    : ctx_(&ctx), dims_(dims), spaces_(std::move(spaces)), sym_(std::move(sym)), name_(std::move(name)), along_(along) {
   if (sym_.empty()) sym_.assign(spaces_.size(), Sym::NS);
   if (sym_.size() != spaces_.size()) throw std::invalid_argument("SpinTensor: spaces and sym differ in length");
   for (std::size_t i = 0; i + 1 < spaces_.size(); ++i)
     if (sym_[i] == Sym::AS && spaces_[i] != spaces_[i + 1])
       throw std::invalid_argument("SpinTensor: antisymmetric indices in different spaces");
-  for (const std::string& k : spin_blocks(spaces_, sym_))
-    blocks_.emplace(k, Tensor(ctx, block_shape(dims_, spaces_, sym_, k), name_ + "(" + k + ")"));
+  if (along_ >= 0 && (along_ >= order() || sym_[along_] != Sym::NS || (along_ > 0 && sym_[along_ - 1] != Sym::NS)))
+    throw std::invalid_argument("SpinTensor: position " + std::to_string(along_) + " is not a group of its own");
+  for (const std::string& k : spin_blocks(spaces_, sym_)) {
+    const Shape shape = block_shape(dims_, spaces_, sym_, k);
+    Mapping map = ctx.default_mapping(shape);
+    if (along_ >= 0 && ctx.nranks() > 1) map = Mapping{{ctx.nranks()}, {Range{along_, along_ + 1}}};
+    blocks_.emplace(k, Tensor(ctx, shape, map, name_ + "(" + k + ")"));
+  }
 }
 
 namespace {
@@ -169,7 +176,7 @@ void SpinTensor::fill_derived() {
     // declared antisymmetry adds each of the |G| group permutations of an
     // already antisymmetric array, hence 1/|G|.
     Tensor& aaaa = blocks_.at(all_alpha);
-    Tensor full(ctx(), Shape(aaaa.shape().lens, std::vector<Sym>(order(), Sym::NS)));
+    Tensor full(ctx(), Shape(aaaa.shape().lens, std::vector<Sym>(order(), Sym::NS)), aaaa.mapping());
     for (const std::string& spins : mixed_patterns(order() / 2)) {
       const Source src = source_of(spins, sym_);
       tensor::sum(src.sign, blocks_.at(src.key), src.labels, 1.0, full, labels);
@@ -196,7 +203,7 @@ void SpinTensor::flip_symmetrize() {
 }
 
 SpinTensor SpinTensor::zeros_like(const SpinTensor& like, std::string name) {
-  return SpinTensor(like.ctx(), like.dims_, like.spaces_, like.sym_, std::move(name));
+  return SpinTensor(like.ctx(), like.dims_, like.spaces_, like.sym_, std::move(name), like.along_);
 }
 
 std::vector<std::string> SpinTensor::block_keys() const {

@@ -49,8 +49,13 @@ struct SpinDims {
 
 class SpinTensor {
  public:
-  SpinTensor(Context& ctx, const SpinDims& dims, std::string spaces, std::vector<Sym> sym, std::string name = "");
-  // Same structure, zero blocks.
+  // along >= 0: every block puts all ranks along that position (which must be
+  // a group of its own) instead of the context's default mapping, e.g. the
+  // window index of the (T) triples, so that each contraction into them can
+  // leave every rank's part where it is.
+  SpinTensor(Context& ctx, const SpinDims& dims, std::string spaces, std::vector<Sym> sym, std::string name = "",
+             int along = -1);
+  // Same structure and mappings, zero blocks.
   static SpinTensor zeros_like(const SpinTensor& like, std::string name = "");
 
   Context& ctx() const { return *ctx_; }
@@ -68,6 +73,9 @@ class SpinTensor {
   // ones to be filled once, when the tensor is next read (ensure_derived).
   void fill_derived();
   void ensure_derived() const;
+  // After writing the computed blocks directly (through block()): the derived
+  // ones are refilled when the tensor is next read.
+  void blocks_written() { stale_ = dims_.restricted; }
   // Makes the blocks unchanged by a global spin flip: each block is averaged
   // with the flipped image of its partner, then derived blocks are filled.
   // For two- and four-index tensors this makes any blocks closed-shell (spin
@@ -94,6 +102,7 @@ class SpinTensor {
   std::string spaces_;
   std::vector<Sym> sym_;
   std::string name_;
+  int along_ = -1;
   std::map<std::string, Tensor> blocks_;
   mutable bool stale_ = false;  // derived blocks out of date
 

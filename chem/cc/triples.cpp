@@ -30,7 +30,9 @@ struct WindowTriples {
 WindowTriples window_triples(const MoIntegrals& mo, const Amplitudes& t, const SpinDims& d) {
   tensor::Context& ctx = t.t1.ctx();
   const std::vector<Sym> sym{A, A, N, N, A, N};  // abc | i (window) | jk
-  WindowTriples x{SpinTensor(ctx, d, "vvvwoo", sym, "W(T)"), SpinTensor(ctx, d, "vvvwoo", sym, "V(T)")};
+  // Ranks along the window index: every term has it in one operand, so each
+  // rank computes its own part of W and V and nothing of them moves.
+  WindowTriples x{SpinTensor(ctx, d, "vvvwoo", sym, "W(T)", 3), SpinTensor(ctx, d, "vvvwoo", sym, "V(T)", 3)};
   const SpinTensor t1w = tensor::window_slice(t.t1, d, "vw");
   const SpinTensor t2w = tensor::window_slice(t.t2, d, "vvwo");       // t_im^ae, i in the window
   const SpinTensor ovvv_w = tensor::window_slice(mo.ovvv, d, "wvvv");  // <ie||bc>
@@ -71,7 +73,7 @@ double window_energy(const MoIntegrals& mo, WindowTriples& x, const SpinDims& d)
 }  // namespace
 
 double triples_correction(const MoIntegrals& mo, const Amplitudes& t, const TriplesOptions& opt) {
-  const int step = std::max(1, opt.window);
+  const int step = opt.window > 0 ? opt.window : t.t1.ctx().nranks();
   const int nocc = std::max(mo.dims.occ[0], mo.dims.occ[1]);
   double e = 0;
   for (int first = 0; first < nocc; first += step) {

@@ -10,11 +10,14 @@
 namespace cyclocc::cc {
 
 struct TriplesOptions {
-  int window = 1;  // occupied orbitals (per spin) in each batch of the first index
+  // Occupied orbitals (per spin) in each batch of the first index; 0: one
+  // per rank (the ranks share a batch along its first index).
+  int window = 0;
 };
 
 // E(T). Never stores the whole T3: the triples are built one batch of the
-// first occupied index at a time (memory about v^3 o^2 window / 12 per batch).
+// first occupied index at a time (memory about v^3 o^2 window / 12 per batch,
+// shared by the ranks).
 double triples_correction(const MoIntegrals& mo, const Amplitudes& t, const TriplesOptions& opt = {});
 
 }  // namespace cyclocc::cc

@@ -18,6 +18,7 @@ const Sym N = Sym::NS, A = Sym::AS;
 struct Spec {
   std::string labels, spaces;
   std::vector<Sym> sym;
+  int along = -1;  // all ranks along this position (SpinTensor's `along`)
 };
 
 SpinDims dims() {
@@ -36,8 +37,8 @@ double so_error(const SpinTensor& t, const dense::Array& ref) {
 
 void check(double alpha, const Spec& a, const Spec& b, double beta, const Spec& c) {
   Context ctx(world());
-  SpinTensor X(ctx, dims(), a.spaces, a.sym, "X"), Y(ctx, dims(), b.spaces, b.sym, "Y"),
-      Z(ctx, dims(), c.spaces, c.sym, "Z");
+  SpinTensor X(ctx, dims(), a.spaces, a.sym, "X", a.along), Y(ctx, dims(), b.spaces, b.sym, "Y", b.along),
+      Z(ctx, dims(), c.spaces, c.sym, "Z", c.along);
   std::uint64_t seed = 1;
   for (SpinTensor* t : {&X, &Y, &Z})
     for (const auto& k : t->block_keys()) t->block(k).fill_random(seed++);
@@ -81,6 +82,8 @@ Spec V(std::string l, std::string sp) {
 }
 Spec W(std::string l, std::string sp) { return {l, sp, {N, N, N, N}}; }
 Spec scalar() { return {"", "", {}}; }
+// The (T) window triples: abc | i | jk, with the ranks along i.
+Spec Wt(std::string l) { return {l, "vvvooo", {A, A, N, N, A, N}, 3}; }
 
 }  // namespace
 
@@ -148,7 +151,8 @@ void check_restricted(double alpha, const Spec& a, const Spec& b, const Spec& c)
   r.vir[1] = r.vir[0];
   SpinDims g = r;
   r.restricted = true;
-  SpinTensor Xr(ctx, r, a.spaces, a.sym, "X"), Yr(ctx, r, b.spaces, b.sym, "Y"), Zr(ctx, r, c.spaces, c.sym, "Z");
+  SpinTensor Xr(ctx, r, a.spaces, a.sym, "X", a.along), Yr(ctx, r, b.spaces, b.sym, "Y", b.along),
+      Zr(ctx, r, c.spaces, c.sym, "Z", c.along);
   std::uint64_t seed = 7;
   for (SpinTensor* t : {&Xr, &Yr, &Zr}) {
     if (t->order() == 6) {
@@ -158,7 +162,8 @@ void check_restricted(double alpha, const Spec& a, const Spec& b, const Spec& c)
     for (const auto& k : t->block_keys()) t->block(k).fill_random(seed++);
     t->flip_symmetrize();
   }
-  SpinTensor Xg(ctx, g, a.spaces, a.sym, "X"), Yg(ctx, g, b.spaces, b.sym, "Y"), Zg(ctx, g, c.spaces, c.sym, "Z");
+  SpinTensor Xg(ctx, g, a.spaces, a.sym, "X", a.along), Yg(ctx, g, b.spaces, b.sym, "Y", b.along),
+      Zg(ctx, g, c.spaces, c.sym, "Z", c.along);
   for (auto [from, to] : {std::pair{&Xr, &Xg}, {&Yr, &Yg}, {&Zr, &Zg}})
     for (const auto& k : from->block_keys()) to->block(k).data() = from->block(k).data();
   contract(alpha, Xr, a.labels, Yr, b.labels, 1.0, Zr, c.labels);
@@ -180,4 +185,12 @@ TEST(Spin, RestrictedMatchesGeneral) {
   check_restricted(1.0, W("bcek", "vvvo"), T2("aeij"), T3("abcijk"));
   check_restricted(1.0, W("amie", "voov"), T3("ebcmjk"), T3("abcijk"));
   check_restricted(0.25, V("mnef", "oovv"), T3("aefimn"), T1("ai"));
+}
+
+TEST(Spin, RanksAlongOneIndex) {
+  check(1.0, T2("aejk"), V("iebc", "ovvv"), 1.0, Wt("abcijk"));
+  check(-1.0, T2("bcim"), V("jkma", "ooov"), 1.0, Wt("abcijk"));
+  check(1.0, T1("ai"), V("jkbc", "oovv"), 1.0, Wt("abcijk"));
+  check_restricted(1.0, T2("aejk"), V("iebc", "ovvv"), Wt("abcijk"));
+  check_restricted(-1.0, T2("bcim"), V("jkma", "ooov"), Wt("abcijk"));
 }
