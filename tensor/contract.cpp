@@ -122,15 +122,15 @@ void contract(double alpha, const Tensor& A0, const std::string& la, const Tenso
   const Tensor& B = plan->swapped ? A0 : B0;
   if (beta != 1.0) C.scale(beta);
   const Prepared pa(plan->a, A), pb(plan->b, B);
-  double flops = 0, gemm_seconds = 0;
+  double gemm_seconds = 0;
   if (plan->c_direct) {
     const double g0 = now();
-    flops = local_gemm(*plan, pa.get(), pb.get(), C, alpha * plan->factor);
+    local_gemm(*plan, pa.get(), pb.get(), C, alpha * plan->factor);
     gemm_seconds = now() - g0;
   } else {
     Tensor cc(C.ctx(), plan->c_mat_shape, plan->c_mat_map);
     const double g0 = now();
-    flops = local_gemm(*plan, pa.get(), pb.get(), cc, alpha * plan->factor);
+    local_gemm(*plan, pa.get(), pb.get(), cc, alpha * plan->factor);
     gemm_seconds = now() - g0;
     if (!plan->c_relabel) {
       remap(cc, C, plan->c_perm, 1.0, plan->partial);
@@ -143,7 +143,7 @@ void contract(double alpha, const Tensor& A0, const std::string& la, const Tenso
   par::OpRecord rec;
   rec.name = op_name("contract", C, lc, A0, la, &B0, lb);
   rec.mapping = plan->mapping;
-  rec.flops = flops;
+  rec.flops = plan->useful / comm.size();  // an even share of the useful flops, not the dgemm's
   rec.words = words_moved(comm) - w0;
   // A reused prepared operand moved nothing; the model's words for it drop out.
   rec.predicted = plan->predicted - (pa.reused() ? plan->a.predicted : 0) - (pb.reused() ? plan->b.predicted : 0);

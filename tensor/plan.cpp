@@ -149,6 +149,33 @@ std::string key_of(const Tensor& T, const std::string& l) {
   return k;
 }
 
+// Distinct tuples of the labels of `g` that `keep` selects: within an
+// antisymmetric group m of its labels take C(n, m) values, within a symmetric
+// one C(n + m - 1, m), and a non-symmetric label n.
+double distinct_tuples(const LGroups& g, const std::map<char, int>& len, const std::function<bool(char)>& keep) {
+  double count = 1;
+  for (const LGroup& x : g) {
+    int m = 0, n = 0;
+    for (char c : x.labels)
+      if (keep(c)) {
+        ++m;
+        n = len.at(c);
+      }
+    const int top = x.sym == Sym::SY ? n + m - 1 : n;
+    for (int k = 0; k < m; ++k) count *= x.sym == Sym::NS ? n : static_cast<double>(top - k) / (k + 1);
+  }
+  return count;
+}
+
+// The useful flops of C += A * B (the documented formula, tensor/README.md):
+// 2 x (distinct elements of C) x (distinct contracted tuples, packed as far as
+// either operand's symmetry allows).
+double useful_flops(const Labels& L, const LGroups& ga, const LGroups& gb, const LGroups& gc) {
+  auto contracted = [&](char c) { return L.cls.at(c) == Cls::K; };
+  const double k = std::min(distinct_tuples(ga, L.len, contracted), distinct_tuples(gb, L.len, contracted));
+  return 2.0 * distinct_tuples(gc, L.len, [](char) { return true; }) * k;
+}
+
 struct Candidate {
   int pm = 1, pn = 1, pk = 1;
   int gi = -1, gj = -1, gk = -1;
@@ -261,6 +288,7 @@ std::shared_ptr<const ContractionPlan> plan_contraction(const Tensor& A0, const 
     if (L.cls.at(c) == Cls::K) return own == Sym::AS && other == Sym::AS;
     return own == other && own != Sym::NS;
   };
+  plan->useful = useful_flops(L, ga, gb, gc);
   plan->a.refined = refine(ga, partner_a, keeps, rank);
   plan->b.refined = refine(gb, partner_b, keeps, rank);
   plan->c_refined = refine(gc, partner_c, keeps, rank);

@@ -57,6 +57,7 @@ struct ContractionPlan {
   std::string mapping;
   std::int64_t predicted = 0;   // words this rank sends + receives
   double flops = 0;             // this rank's dgemm flops
+  double useful = 0;            // the useful flops of the whole contraction (all ranks)
 };
 
 std::shared_ptr<const ContractionPlan> plan_contraction(const Tensor& A, const std::string& la, const Tensor& B,

@@ -172,19 +172,25 @@ void SpinTensor::fill_derived() {
   flip_fill(false);
   const std::string all_alpha(order(), 'a');
   if (same_spin_pair_block(all_alpha) && blocks_.count(all_alpha)) {
-    // The mixed patterns assembled without symmetry and then packed: the
-    // declared antisymmetry adds each of the |G| group permutations of an
-    // already antisymmetric array, hence 1/|G|.
+    // Each mixed pattern summed straight into the packed block. The declared
+    // antisymmetry adds the permutations of its groups that the pattern's own
+    // block lacks, |G| / |H| of them for the group G of the all-alpha block and
+    // H of the pattern's block, and each pattern is antisymmetric in H, hence
+    // the factor |H| / |G|.
+    auto group_order = [](const Tensor& t) {
+      double n = 1;
+      for (const Group& g : t.shape().groups())
+        for (int k = 2; k <= g.size; ++k) n *= k;
+      return n;
+    };
     Tensor& aaaa = blocks_.at(all_alpha);
-    Tensor full(ctx(), Shape(aaaa.shape().lens, std::vector<Sym>(order(), Sym::NS)), aaaa.mapping());
+    double beta = 0.0;
     for (const std::string& spins : mixed_patterns(order() / 2)) {
       const Source src = source_of(spins, sym_);
-      tensor::sum(src.sign, blocks_.at(src.key), src.labels, 1.0, full, labels);
+      const Tensor& from = blocks_.at(src.key);
+      tensor::sum(src.sign * group_order(from) / group_order(aaaa), from, src.labels, beta, aaaa, labels);
+      beta = 1.0;
     }
-    double group = 1;
-    for (const Group& g : aaaa.shape().groups())
-      for (int k = 2; k <= g.size; ++k) group *= k;
-    tensor::sum(1.0 / group, full, labels, 0.0, aaaa, labels);
   }
   flip_fill(true);
 }

@@ -332,3 +332,35 @@ TEST(Contraction, ConstantOperandsKeepTheirPreparedCopies) {
   for (double& x : ref.v) x *= 2;
   EXPECT_LT(dense::packed_error(sz, ref, dense::to_dense(Z)), 1e-12);
 }
+
+namespace {
+
+// The flops the statistics record for one contraction, summed over the ranks.
+double recorded_flops(const Operand& a, const Operand& b, const Operand& c) {
+  Context ctx(world());
+  Tensor A(ctx, a.shape, "A"), B(ctx, b.shape, "B"), C(ctx, c.shape, "C");
+  A.fill_random(1);
+  B.fill_random(2);
+  contract(1.0, A, a.labels, B, b.labels, 0.0, C, c.labels);
+  return world().stats().last().flops * world().size();
+}
+
+double choose2(double n) { return n * (n - 1) / 2; }
+
+}  // namespace
+
+TEST(Contraction, UsefulFlopsFollowTheFormula) {
+  // 2 x distinct elements of C x distinct contracted tuples (tensor/README.md).
+  EXPECT_DOUBLE_EQ(recorded_flops({"abef", mk({7, 7, 7, 7}, "ANAN")}, {"efij", mk({7, 7, 5, 5}, "ANAN")},
+                                  {"abij", mk({7, 7, 5, 5}, "ANAN")}),
+                   2 * choose2(7) * choose2(5) * choose2(7));
+  // Output antisymmetry the product lacks still counts each element once.
+  EXPECT_DOUBLE_EQ(recorded_flops({"ai", mk({7, 5}, "NN")}, {"bj", mk({7, 5}, "NN")}, {"abij", mk({7, 7, 5, 5}, "ANAN")}),
+                   2 * choose2(7) * choose2(5));
+  // A contracted pair antisymmetric in one operand only is counted packed.
+  EXPECT_DOUBLE_EQ(recorded_flops({"efi", mk({7, 7, 5}, "ANN")}, {"efj", mk({7, 7, 4}, "NNN")}, {"ij", mk({5, 4}, "NN")}),
+                   2 * 5 * 4 * choose2(7));
+  // Non-symmetric everywhere: the plain matrix-product count.
+  EXPECT_DOUBLE_EQ(recorded_flops({"ik", mk({3, 6}, "NN")}, {"kj", mk({6, 2}, "NN")}, {"ij", mk({3, 2}, "NN")}),
+                   2 * 3 * 2 * 6);
+}
