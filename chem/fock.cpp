@@ -11,10 +11,11 @@
 
 namespace cyclocc::chem {
 
-FockBuilder::FockBuilder(const Basis& basis, int rank, int nranks, double threshold)
+FockBuilder::FockBuilder(const Basis& basis, int rank, int nranks, double threshold, std::size_t incore_bytes)
     : basis_(basis),
       threshold_(threshold),
-      engine_(libint2::Operator::coulomb, basis.max_nprim, basis.max_l, 0) {
+      engine_(libint2::Operator::coulomb, basis.max_nprim, basis.max_l, 0),
+      incore_limit_(incore_bytes / sizeof(double)) {
   // Primitive screening inside libint2 far below the quartet threshold.
   engine_.set_precision(kPrimitivePrecision);
   make_pairs(schwarz_matrix(basis));
@@ -132,13 +133,22 @@ void FockBuilder::add_quartet(int p, int q, const double* eri, const Eigen::Matr
   }
 }
 
-JK FockBuilder::compute_local(const Eigen::MatrixXd& Dj, const std::vector<Eigen::MatrixXd>& Dk) {
-  if (Dk.size() > 2) throw std::logic_error("FockBuilder: at most two exchange densities");
-  const auto start = std::chrono::steady_clock::now();
-  const std::clock_t cpu_start = std::clock();
-  const int n = basis_.nbf;
-  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(n, n);
-  std::vector<Eigen::MatrixXd> B(Dk.size(), Eigen::MatrixXd::Zero(n, n));
+void FockBuilder::keep(int bra, int ket, const double* eri) {
+  const auto& sh = basis_.shells;
+  const std::size_t n = sh[pairs_[bra].s1].size() * sh[pairs_[bra].s2].size() * sh[pairs_[ket].s1].size() *
+                        sh[pairs_[ket].s2].size();
+  if (values_.size() + n > incore_limit_) {  // does not fit: stay direct
+    mode_ = Mode::Direct;
+    std::vector<Stored>().swap(stored_);
+    std::vector<double>().swap(values_);
+    return;
+  }
+  stored_.push_back(Stored{bra, ket, values_.size()});
+  values_.insert(values_.end(), eri, eri + n);
+}
+
+void FockBuilder::compute_quartets(const Eigen::MatrixXd& Dj, const std::vector<Eigen::MatrixXd>& Dk,
+                                   Eigen::MatrixXd& A, std::vector<Eigen::MatrixXd>& B) {
   const auto& sh = basis_.shells;
   const auto& buf = engine_.results();
   computed_quartets_ = 0;
@@ -154,7 +164,23 @@ JK FockBuilder::compute_local(const Eigen::MatrixXd& Dj, const std::vector<Eigen
       computed_cost_ += quartet_cost(sh[bra.s1], sh[bra.s2], sh[ket.s1], sh[ket.s2]);
       if (buf[0] == nullptr) continue;  // all primitives screened out
       add_quartet(t.bra, q, buf[0], Dj, Dk, A, B);
+      if (mode_ == Mode::First) keep(t.bra, q, buf[0]);
     }
+  }
+  if (mode_ == Mode::First) mode_ = Mode::InCore;
+}
+
+JK FockBuilder::compute_local(const Eigen::MatrixXd& Dj, const std::vector<Eigen::MatrixXd>& Dk) {
+  if (Dk.size() > 2) throw std::logic_error("FockBuilder: at most two exchange densities");
+  const auto start = std::chrono::steady_clock::now();
+  const std::clock_t cpu_start = std::clock();
+  const int n = basis_.nbf;
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(n, n);
+  std::vector<Eigen::MatrixXd> B(Dk.size(), Eigen::MatrixXd::Zero(n, n));
+  if (mode_ == Mode::InCore) {
+    for (const Stored& q : stored_) add_quartet(q.bra, q.ket, values_.data() + q.offset, Dj, Dk, A, B);
+  } else {
+    compute_quartets(Dj, Dk, A, B);
   }
   // Each unique quartet was scattered to one of the two triangles of each
   // permutation pair; symmetrising restores the rest (see fock.hpp).

@@ -13,6 +13,11 @@
 // which depends only on the basis and the Schwarz bounds, so every rank
 // computes the same plan with no communication. LPT bounds the heaviest rank
 // by total/P + the largest task, i.e. <= 1.05 total/P.
+//
+// In core: the first build keeps this rank's integrals when they fit in
+// `incore_bytes` (default kIncoreBytes per rank), and later builds read them
+// instead of recomputing (as Psi4's scf_type pk does). When they do not fit
+// the builder stays integral-direct.
 #pragma once
 
 #include <Eigen/Dense>
@@ -28,6 +33,8 @@ namespace cyclocc::chem {
 inline constexpr double kSchwarzThreshold = 1e-14;
 // libint2's own screening of primitive quartets, far below the threshold.
 inline constexpr double kPrimitivePrecision = 1e-16;
+// Integrals a rank keeps in memory between Fock builds (1 GiB).
+inline constexpr std::size_t kIncoreBytes = std::size_t{1} << 30;
 
 struct JK {
   Eigen::MatrixXd J;                // J[Dj]
@@ -37,7 +44,8 @@ struct JK {
 class FockBuilder {
  public:
   // Plans the work of `rank` out of `nranks` for this basis.
-  FockBuilder(const Basis& basis, int rank, int nranks, double threshold = kSchwarzThreshold);
+  FockBuilder(const Basis& basis, int rank, int nranks, double threshold = kSchwarzThreshold,
+              std::size_t incore_bytes = kIncoreBytes);
 
   // This rank's share of J[Dj] and K[Dk[s]] for one or two densities Dk (the
   // full result when nranks == 1).
@@ -54,7 +62,9 @@ class FockBuilder {
   const std::vector<std::int64_t>& planned_cost() const { return planned_cost_; }
   std::int64_t total_cost() const { return total_cost_; }
   std::size_t n_tasks() const { return tasks_.size(); }
-  // Measured in the last compute_local: quartets computed and their cost.
+  // Whether builds after the first read stored integrals.
+  bool in_core() const { return mode_ == Mode::InCore; }
+  // This rank's quartets (computed once when in core) and their cost.
   std::int64_t computed_quartets() const { return computed_quartets_; }
   std::int64_t computed_cost() const { return computed_cost_; }
   double last_seconds() const { return last_seconds_; }          // wall
@@ -70,6 +80,14 @@ class FockBuilder {
     int ket_begin, ket_end;
     std::int64_t cost;
   };
+  struct Stored {
+    int bra, ket;        // indices into pairs_
+    std::size_t offset;  // of the quartet's integrals in values_
+  };
+  enum class Mode { First, InCore, Direct };
+  void compute_quartets(const Eigen::MatrixXd& Dj, const std::vector<Eigen::MatrixXd>& Dk, Eigen::MatrixXd& A,
+                        std::vector<Eigen::MatrixXd>& B);
+  void keep(int bra, int ket, const double* eri);
   void make_pairs(const Eigen::MatrixXd& schwarz);
   void make_tasks(int rank, int nranks);
   void add_quartet(int p, int q, const double* eri, const Eigen::MatrixXd& Dj,
@@ -88,6 +106,10 @@ class FockBuilder {
   std::int64_t computed_cost_ = 0;
   double last_seconds_ = 0;
   double last_cpu_seconds_ = 0;
+  std::size_t incore_limit_;  // doubles
+  Mode mode_ = Mode::First;
+  std::vector<Stored> stored_;
+  std::vector<double> values_;
 };
 
 }  // namespace cyclocc::chem

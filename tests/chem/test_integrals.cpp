@@ -154,6 +154,23 @@ TEST(FockBuild, MatchesTheFullTensorTwin) {
   }
 }
 
+TEST(FockBuild, StoredIntegralsGiveTheDirectResult) {
+  auto in = make_input("cc-pvdz", distorted_water());
+  const Basis b = load_basis(in);
+  FockBuilder incore(b, 0, 1), direct(b, 0, 1, kSchwarzThreshold, 0), small(b, 0, 1, kSchwarzThreshold, 4096);
+  for (unsigned seed : {1u, 4u}) {  // the first build stores, the second reads
+    const Eigen::MatrixXd Dj = random_symmetric(b.nbf, seed), Dk = random_symmetric(b.nbf, seed + 1);
+    const JK a = incore.compute_local(Dj, {Dk}), d = direct.compute_local(Dj, {Dk}), s = small.compute_local(Dj, {Dk});
+    EXPECT_TRUE(incore.in_core());
+    EXPECT_FALSE(direct.in_core());
+    EXPECT_FALSE(small.in_core());  // 4 KiB does not hold them
+    EXPECT_LT((a.J - d.J).cwiseAbs().maxCoeff(), 1e-13) << seed;
+    EXPECT_LT((a.K[0] - d.K[0]).cwiseAbs().maxCoeff(), 1e-13) << seed;
+    EXPECT_EQ(s.J, d.J);
+    EXPECT_EQ(incore.computed_quartets(), direct.computed_quartets());
+  }
+}
+
 }  // namespace
 }  // namespace cyclocc::chem
 
