@@ -155,23 +155,57 @@ bool SpinTensor::derived(const std::string& spins) const {
   return flip_of(spins, sym_).key < spins;
 }
 
-void SpinTensor::fill_derived() {
-  stale_ = false;
+int SpinTensor::flip_weight(const std::string& spins) const {
+  if (!dims_.restricted) return 1;
+  const std::string partner = flip_of(spins, sym_).key;
+  if (partner == spins) return 1;
+  return partner < spins ? 0 : 2;
+}
+
+void SpinTensor::blocks_written() {
+  stale_.clear();
   if (!dims_.restricted) return;
+  for (const auto& kv : blocks_)
+    if (derived(kv.first)) stale_.insert(kv.first);
+}
+
+void SpinTensor::fill_derived() {
+  blocks_written();
+  ensure_derived();
+}
+
+void SpinTensor::ensure_derived() const {
+  if (!stale_.empty()) ensure_derived(std::set<std::string>(stale_));
+}
+
+void SpinTensor::ensure_derived(std::set<std::string> keys) const {
+  if (stale_.empty()) return;
+  // What the requested blocks are made from: the all-beta block from the
+  // all-alpha one, the all-alpha block from the mixed patterns.
+  const std::string all_alpha(order(), 'a');
+  const bool pair_blocks = same_spin_pair_block(all_alpha) && blocks_.count(all_alpha);
+  for (const std::string& k : std::set<std::string>(keys))
+    if (same_spin_pair_block(k) && k != all_alpha) keys.insert(all_alpha);
+  if (pair_blocks && keys.count(all_alpha))
+    for (const std::string& spins : mixed_patterns(order() / 2)) keys.insert(source_of(spins, sym_).key);
   std::string labels;
   for (int p = 0; p < order(); ++p) labels += static_cast<char>('a' + p);
+  auto& blocks = const_cast<SpinTensor*>(this)->blocks_;
   auto flip_fill = [&](bool uniform) {
-    for (auto& [key, block] : blocks_) {
-      if (!derived(key) || key == std::string(order(), 'a') || same_spin_pair_block(key) != uniform) continue;
+    for (const std::string& key : keys) {
+      if (!stale_.count(key) || key == all_alpha || same_spin_pair_block(key) != uniform) continue;
       const Flip f = flip_of(key, sym_);  // the partner of a flip-derived block is computed
-      tensor::sum(f.sign, blocks_.at(f.key), f.order, 0.0, block, labels);
+      Tensor& out = blocks.at(key);
+      const bool constant = out.constant();  // writing ends constancy; it stays
+      tensor::sum(f.sign, blocks.at(f.key), f.order, 0.0, out, labels);
+      if (constant) out.set_constant(true);
+      stale_.erase(key);
     }
   };
   // Mixed blocks first (the all-alpha block is built from them), then the
   // all-alpha block, then its flipped all-beta partner.
   flip_fill(false);
-  const std::string all_alpha(order(), 'a');
-  if (same_spin_pair_block(all_alpha) && blocks_.count(all_alpha)) {
+  if (pair_blocks && keys.count(all_alpha) && stale_.count(all_alpha)) {
     // Each mixed pattern summed straight into the packed block. The declared
     // antisymmetry adds the permutations of its groups that the pattern's own
     // block lacks, |G| / |H| of them for the group G of the all-alpha block and
@@ -183,14 +217,17 @@ void SpinTensor::fill_derived() {
         for (int k = 2; k <= g.size; ++k) n *= k;
       return n;
     };
-    Tensor& aaaa = blocks_.at(all_alpha);
+    Tensor& aaaa = blocks.at(all_alpha);
+    const bool constant = aaaa.constant();
     double beta = 0.0;
     for (const std::string& spins : mixed_patterns(order() / 2)) {
       const Source src = source_of(spins, sym_);
-      const Tensor& from = blocks_.at(src.key);
+      const Tensor& from = blocks.at(src.key);
       tensor::sum(src.sign * group_order(from) / group_order(aaaa), from, src.labels, beta, aaaa, labels);
       beta = 1.0;
     }
+    if (constant) aaaa.set_constant(true);
+    stale_.erase(all_alpha);
   }
   flip_fill(true);
 }
@@ -218,20 +255,16 @@ std::vector<std::string> SpinTensor::block_keys() const {
   return k;
 }
 
-void SpinTensor::ensure_derived() const {
-  if (!stale_) return;
-  stale_ = false;
-  const_cast<SpinTensor*>(this)->fill_derived();
-}
-
 Tensor& SpinTensor::block(const std::string& spins) {
+  // The caller may write: every block is brought up to date first, so that no
+  // derived block is later filled from an already changed partner.
   ensure_derived();
   auto it = blocks_.find(spins);
   if (it == blocks_.end()) throw std::out_of_range("SpinTensor " + name_ + ": no block " + spins);
   return it->second;
 }
 const Tensor& SpinTensor::block(const std::string& spins) const {
-  ensure_derived();
+  ensure_derived({spins});
   auto it = blocks_.find(spins);
   if (it == blocks_.end()) throw std::out_of_range("SpinTensor " + name_ + ": no block " + spins);
   return it->second;
@@ -241,14 +274,17 @@ void SpinTensor::set_zero() {
   for (auto& kv : blocks_) kv.second.set_zero();
 }
 void SpinTensor::set_constant(bool constant) {
-  ensure_derived();
+  // Derived blocks may still be stale: they are filled before their first use.
   for (auto& kv : blocks_) kv.second.set_constant(constant);
 }
 
 void SpinTensor::scale(double alpha) {
-  for (auto& kv : blocks_) kv.second.scale(alpha);
+  for (auto& kv : blocks_)
+    if (!stale_.count(kv.first)) kv.second.scale(alpha);
 }
 double SpinTensor::dot(const SpinTensor& o) const {
+  ensure_derived();
+  o.ensure_derived();
   double s = 0;
   for (const auto& kv : blocks_) s += kv.second.dot(o.block(kv.first));
   return s;
@@ -287,6 +323,7 @@ SpinTensor window_slice(const SpinTensor& src, const SpinDims& dims, const std::
     std::vector<int> off(key.size(), 0);
     for (std::size_t p = 0; p < key.size(); ++p)
       if (spaces[p] == 'w') off[p] = dims.win_offset[key[p] == 'a' ? 0 : 1];
+    if (out.derived(key)) continue;  // filled from the sliced blocks when read
     Tensor& b = out.block(key);
     if (b.shape().packed_size() == 0) continue;
     // Read the source block in out's index order: a tensor with src's
@@ -305,7 +342,7 @@ SpinTensor window_slice(const SpinTensor& src, const SpinDims& dims, const std::
       b = full.slice(off, b.shape(), b.name());
     }
   }
-  out.fill_derived();
+  out.blocks_written();
   return out;
 }
 
@@ -512,10 +549,17 @@ bool empty_block(const Tensor& t) { return t.shape().packed_size() == 0; }
 
 void contract(double alpha, const SpinTensor& A, const std::string& la, const SpinTensor& B, const std::string& lb,
               double beta, SpinTensor& C, const std::string& lc) {
-  A.ensure_derived();
-  B.ensure_derived();
   if (beta != 1.0) C.scale(beta);
   const auto& e = cached_expansion({{&A, la}, {&B, lb}}, C, lc);
+  std::set<std::string> a_used, b_used;
+  for (const auto& [cblock, terms] : e.terms)
+    if (!C.derived(cblock))
+      for (const BlockTerm& t : terms) {
+        a_used.insert(t.ablock);
+        b_used.insert(t.bblock);
+      }
+  A.ensure_derived(a_used);
+  B.ensure_derived(b_used);
   for (const auto& [cblock, terms] : e.terms) {
     Tensor& Z = C.blocks_.at(cblock);
     if (empty_block(Z) || C.derived(cblock)) continue;
@@ -526,13 +570,17 @@ void contract(double alpha, const SpinTensor& A, const std::string& la, const Sp
       contract(alpha * t.coef, X, t.la, Y, t.lb, 1.0, Z, lc);
     }
   }
-  C.stale_ = C.dims_.restricted;
+  C.blocks_written();
 }
 
 void sum(double alpha, const SpinTensor& A, const std::string& la, double beta, SpinTensor& B, const std::string& lb) {
-  A.ensure_derived();
   if (beta != 1.0) B.scale(beta);
   const auto& e = cached_expansion({{&A, la}}, B, lb);
+  std::set<std::string> a_used;
+  for (const auto& [bblock, terms] : e.terms)
+    if (!B.derived(bblock))
+      for (const BlockTerm& t : terms) a_used.insert(t.ablock);
+  A.ensure_derived(a_used);
   for (const auto& [bblock, terms] : e.terms) {
     Tensor& Z = B.blocks_.at(bblock);
     if (empty_block(Z) || B.derived(bblock)) continue;
@@ -542,7 +590,7 @@ void sum(double alpha, const SpinTensor& A, const std::string& la, double beta, 
       sum(alpha * t.coef, X, t.la, 1.0, Z, lb);
     }
   }
-  B.stale_ = B.dims_.restricted;
+  B.blocks_written();
 }
 
 }  // namespace cyclocc::tensor

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,14 +69,21 @@ class SpinTensor {
   std::vector<std::string> block_keys() const;
   // In a restricted calculation: whether a block is filled from its flipped partner.
   bool derived(const std::string& spins) const;
+  // For sums over blocks of quantities unchanged by a global spin flip: 0 for a
+  // block that is its partner's flipped image (restricted), 2 for that partner,
+  // 1 otherwise. Summing weight x f(block) over the blocks equals summing f
+  // over all of them, without filling the flipped images.
+  int flip_weight(const std::string& spins) const;
   // Fills every derived block from its partner (no-op unless restricted).
   // contract() and sum() write only the computed blocks and leave the derived
-  // ones to be filled once, when the tensor is next read (ensure_derived).
+  // ones to be filled when they are next read (ensure_derived), each block
+  // only when it is read, with the blocks it is made from.
   void fill_derived();
   void ensure_derived() const;
+  void ensure_derived(std::set<std::string> keys) const;
   // After writing the computed blocks directly (through block()): the derived
-  // ones are refilled when the tensor is next read.
-  void blocks_written() { stale_ = dims_.restricted; }
+  // ones are refilled when they are next read.
+  void blocks_written();
   // Makes the blocks unchanged by a global spin flip: each block is averaged
   // with the flipped image of its partner, then derived blocks are filled.
   // For two- and four-index tensors this makes any blocks closed-shell (spin
@@ -104,7 +112,7 @@ class SpinTensor {
   std::string name_;
   int along_ = -1;
   std::map<std::string, Tensor> blocks_;
-  mutable bool stale_ = false;  // derived blocks out of date
+  mutable std::set<std::string> stale_;  // derived blocks out of date
 
   friend void contract(double, const SpinTensor&, const std::string&, const SpinTensor&, const std::string&, double,
                        SpinTensor&, const std::string&);

@@ -50,12 +50,16 @@ WindowTriples window_triples(const MoIntegrals& mo, const Amplitudes& t, const S
   return x;
 }
 
-// Sum over the packed elements of every block of W (W + V) / D.
-double window_energy(const MoIntegrals& mo, WindowTriples& x, const SpinDims& d) {
+// Sum over the packed elements of every block of W (W + V) / D. The sum is
+// unchanged by a global spin flip, so with a restricted reference a block's
+// flipped image counts through its partner (flip_weight) and is never filled.
+double window_energy(const MoIntegrals& mo, const WindowTriples& x, const SpinDims& d) {
   double e = 0;
   auto spin = [](char c) { return c == 'a' ? 0 : 1; };
   for (const auto& key : x.w.block_keys()) {
-    tensor::Tensor& w = x.w.block(key);
+    const int weight = x.w.flip_weight(key);
+    if (weight == 0) continue;
+    const tensor::Tensor& w = x.w.block(key);
     if (w.shape().packed_size() == 0) continue;
     tensor::Tensor s = x.v.block(key);
     tensor::sum(1.0, w, "abcijk", 1.0, s, "abcijk");
@@ -65,7 +69,7 @@ double window_energy(const MoIntegrals& mo, WindowTriples& x, const SpinDims& d)
       for (int p = 0; p < 3; ++p) den -= mo.eps_vir[spin(key[p])][idx[p]];
       val /= den;
     });
-    e += w.dot(s);
+    e += weight * w.dot(s);
   }
   return e;
 }

@@ -194,3 +194,26 @@ TEST(Spin, RanksAlongOneIndex) {
   check_restricted(1.0, T2("aejk"), V("iebc", "ovvv"), Wt("abcijk"));
   check_restricted(-1.0, T2("bcim"), V("jkma", "ooov"), Wt("abcijk"));
 }
+
+TEST(Spin, FlipWeightsCountEachFlippedPairOnce) {
+  Context ctx(world());
+  SpinDims r = dims();
+  r.occ[1] = r.occ[0];
+  r.vir[1] = r.vir[0];
+  r.restricted = true;
+  for (const Spec& s : {T2("abij"), V("mbej", "ovvo"), T1("ai")}) {
+    SpinTensor X(ctx, r, s.spaces, s.sym, "X");
+    std::uint64_t seed = 3;
+    for (const auto& k : X.block_keys()) X.block(k).fill_random(seed++);
+    X.flip_symmetrize();
+    double weighted = 0;
+    int zeros = 0;
+    for (const auto& k : X.block_keys()) {
+      const int w = X.flip_weight(k);
+      zeros += w == 0;
+      if (w > 0) weighted += w * X.block(k).dot(X.block(k));
+    }
+    EXPECT_NEAR(weighted, X.dot(X), 1e-12 * X.dot(X)) << s.spaces;
+    EXPECT_GT(zeros, 0) << s.spaces;
+  }
+}
