@@ -215,11 +215,59 @@ struct Term {
   double coef;
 };
 
-void accumulate(const std::vector<BlockTerms>& blocks, std::size_t level, std::int64_t yoff,
+// The innermost block when it is a plain strided run: combination i has one
+// term, at X offset x0 + i dx with coefficient c, and writes Y offset y0 + i dy.
+struct Run {
+  bool plain = false;
+  std::int64_t x0 = 0, dx = 0, y0 = 0, dy = 0;
+  double c = 0;
+};
+
+Run run_of(const BlockTerms& bt) {
+  Run r;
+  const std::size_t n = bt.yoff.size();
+  if (n < 2 || bt.xoff.size() != n) return r;
+  r.x0 = bt.xoff[0];
+  r.y0 = bt.yoff[0];
+  r.dx = bt.xoff[1] - bt.xoff[0];
+  r.dy = bt.yoff[1] - bt.yoff[0];
+  r.c = bt.coef[0];
+  for (std::size_t i = 0; i < n; ++i)
+    if (bt.start[i] != static_cast<std::int32_t>(i) || bt.coef[i] != r.c ||
+        bt.xoff[i] != r.x0 + static_cast<std::int64_t>(i) * r.dx ||
+        bt.yoff[i] != r.y0 + static_cast<std::int64_t>(i) * r.dy)
+      return r;
+  r.plain = true;
+  return r;
+}
+
+// The innermost block as a strided run, summing the outer terms per element
+// in the same order as the general loop.
+void accumulate_run(const Run& r, std::size_t n, std::int64_t yoff, const std::vector<Term>& outer, const double* xd,
+                    double* yd, double alpha) {
+  double* y = yd + yoff + r.y0;
+  if (outer.size() == 1) {
+    const double a = alpha * outer[0].coef * r.c;
+    const double* x = xd + outer[0].xoff + r.x0;
+    for (std::size_t i = 0; i < n; ++i) y[i * r.dy] += a * x[i * r.dx];
+    return;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    double s = 0;
+    for (const Term& o : outer) s += o.coef * r.c * xd[o.xoff + r.x0 + static_cast<std::int64_t>(i) * r.dx];
+    y[i * r.dy] += alpha * s;
+  }
+}
+
+void accumulate(const std::vector<BlockTerms>& blocks, const Run& run, std::size_t level, std::int64_t yoff,
                 const std::vector<Term>& outer, const double* xd, double* yd, double alpha) {
   const BlockTerms& bt = blocks[level];
   const std::size_t n = bt.yoff.size();
   const bool last = level + 1 == blocks.size();
+  if (last && run.plain) {
+    accumulate_run(run, n, yoff, outer, xd, yd, alpha);
+    return;
+  }
   std::vector<Term> next;
   for (std::size_t i = 0; i < n; ++i) {
     if (last) {
@@ -233,7 +281,7 @@ void accumulate(const std::vector<BlockTerms>& blocks, std::size_t level, std::i
     for (const Term& o : outer)
       for (std::int32_t e = bt.start[i]; e < bt.start[i + 1]; ++e)
         next.push_back(Term{o.xoff + bt.xoff[e], o.coef * bt.coef[e]});
-    if (!next.empty()) accumulate(blocks, level + 1, yoff + bt.yoff[i], next, xd, yd, alpha);
+    if (!next.empty()) accumulate(blocks, run, level + 1, yoff + bt.yoff[i], next, xd, yd, alpha);
   }
 }
 
@@ -257,7 +305,7 @@ void relabel(const Tensor& Xt, Tensor& Yt, const std::vector<int>& q, double alp
   std::vector<BlockTerms> terms;
   for (const Block& b : blocks) terms.push_back(block_terms(X, Y, q, b));
   merge_trailing(terms);
-  accumulate(terms, 0, 0, {Term{0, 1.0}}, Xt.data().data(), Yt.data().data(), alpha);
+  accumulate(terms, run_of(terms.back()), 0, 0, {Term{0, 1.0}}, Xt.data().data(), Yt.data().data(), alpha);
 }
 
 }  // namespace cyclocc::tensor
