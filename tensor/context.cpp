@@ -59,6 +59,15 @@ Mapping Context::default_mapping(const Shape& shape) const {
       const std::int64_t c = group_count(groups[k].len, groups[k].size, groups[k].sym);
       if (c > most) most = c, best = static_cast<int>(k);
     }
+    // A lone index that is long enough is preferred over a packed group:
+    // contractions that keep it as a row or column index leave the tensor in
+    // place, while a packed group is often split (unpacked) by them.
+    int lone = -1;
+    for (std::size_t k = 0; k < groups.size(); ++k)
+      if (groups[k].size == 1 && groups[k].len >= 4 * nranks() &&
+          (lone < 0 || groups[k].len > groups[lone].len))
+        lone = static_cast<int>(k);
+    if (lone >= 0) best = lone, most = groups[lone].len;
     if (nranks() == 1) return m;
     if (best >= 0 && most >= 4 * static_cast<std::int64_t>(nranks())) {
       m.grid = {nranks()};
