@@ -31,7 +31,9 @@ class Context {
   std::shared_ptr<const ComponentTable> table(const std::vector<Group>& groups, int phase);
   std::shared_ptr<const Layout> layout(const Shape& shape, const Mapping& map);
 
-  // The mapping a new tensor gets: the ranks spread over its largest groups.
+  // The mapping a new tensor gets: all ranks along its longest lone index (a
+  // group of one) when that has at least 4 values per rank, else along the
+  // group with the most tuples, else the ranks spread over several groups.
   Mapping default_mapping(const Shape& shape) const;
 
   // Contraction plans, keyed by the contraction's signature.
