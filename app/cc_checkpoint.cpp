@@ -120,16 +120,6 @@ void write_amplitudes(chem::CheckpointWriter& w, const std::string& group, const
   throw chem::CheckpointError("checkpoint " + path + ": " + what);
 }
 
-bool file_exists(const par::Comm& comm, const std::string& path) {
-  std::int64_t exists = 0;
-  if (comm.root()) {
-    std::error_code ec;
-    exists = std::filesystem::exists(path, ec) ? 1 : 0;
-  }
-  comm.bcast(&exists, sizeof exists, 0);
-  return exists != 0;
-}
-
 // Reads every dataset of a group once, in even pieces, so its checksums are
 // verified (read_distributed throws on a mismatch).
 void verify_group(const par::Comm& comm, const chem::CheckpointReader& r, const std::string& g) {
@@ -151,7 +141,7 @@ CcCheckpoint::CcCheckpoint(RunContext& ctx, const input::Input& in, const chem::
     : ctx_(ctx), in_(in), basis_(basis), scf_(scf), space_(space) {}
 
 void CcCheckpoint::load(const std::vector<std::string>& methods) {
-  if (methods.empty() || !file_exists(ctx_.comm, path())) return;  // (the SCF stage warned)
+  if (methods.empty() || !chem::checkpoint_exists(ctx_.comm, path())) return;  // (the SCF stage warned)
   const chem::CheckpointReader r(ctx_.comm, path());
   for (const std::string& m : methods) {
     const std::string g = "/" + m;

@@ -24,17 +24,6 @@ input::Input stage_input(const std::string& path) {
 
 namespace {
 
-// Rank 0 looks, everyone learns the answer.
-bool file_exists(const par::Comm& comm, const std::string& path) {
-  std::int64_t exists = 0;
-  if (comm.root()) {
-    std::error_code ec;
-    exists = std::filesystem::exists(path, ec) ? 1 : 0;
-  }
-  comm.bcast(&exists, sizeof exists, 0);
-  return exists != 0;
-}
-
 void check_orbital_counts(const std::string& path, const input::Input& in, const chem::Basis& basis,
                           const chem::ScfResult& scf) {
   const bool uhf = scf.reference == "uhf";
@@ -52,7 +41,7 @@ void check_orbital_counts(const std::string& path, const input::Input& in, const
 std::optional<chem::ScfResult> restart_scf(RunContext& ctx, const input::Input& in,
                                            const chem::Basis& basis) {
   const std::string& path = ctx.checkpoint_path;
-  if (!file_exists(ctx.comm, path)) {
+  if (!chem::checkpoint_exists(ctx.comm, path)) {
     ctx.log.print("warning: --restart: no checkpoint %s, starting from the beginning\n", path.c_str());
     return std::nullopt;
   }

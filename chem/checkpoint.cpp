@@ -125,6 +125,16 @@ std::uint64_t checksum_piece(const std::int64_t* values, std::int64_t count, std
 
 std::string checkpoint_temp_path(const std::string& path) { return path + ".tmp"; }
 
+bool checkpoint_exists(const par::Comm& comm, const std::string& path) {
+  std::int64_t exists = 0;
+  if (comm.root()) {
+    std::error_code ec;
+    exists = std::filesystem::exists(path, ec) ? 1 : 0;
+  }
+  comm.bcast(&exists, sizeof exists, 0);
+  return exists != 0;
+}
+
 std::pair<std::int64_t, std::int64_t> even_piece(std::int64_t total, int rank, int size) {
   const std::int64_t base = total / size, extra = total % size;
   return {rank * base + std::min<std::int64_t>(rank, extra), base + (rank < extra ? 1 : 0)};

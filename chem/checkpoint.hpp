@@ -176,4 +176,7 @@ std::pair<std::int64_t, std::int64_t> even_piece(std::int64_t total, int rank, i
 // PATH.tmp, the name a checkpoint is written under before commit().
 std::string checkpoint_temp_path(const std::string& path);
 
+// Collective: whether a checkpoint file exists (rank 0 looks, every rank learns).
+bool checkpoint_exists(const par::Comm& comm, const std::string& path);
+
 }  // namespace cyclocc::chem

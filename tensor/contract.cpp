@@ -78,7 +78,7 @@ std::int64_t product(const std::vector<std::int64_t>& e, int from, int to) {
 }
 
 // C_c[h] += alpha * A_c[h] * B_c[h] for every batch index h, one dgemm each.
-double local_gemm(const ContractionPlan& p, const Tensor& Ac, const Tensor& Bc, Tensor& Cc, double alpha) {
+void local_gemm(const ContractionPlan& p, const Tensor& Ac, const Tensor& Bc, Tensor& Cc, double alpha) {
   const auto& ea = Ac.layout().extent();
   const auto& eb = Bc.layout().extent();
   const auto& ec = Cc.layout().extent();
@@ -89,7 +89,7 @@ double local_gemm(const ContractionPlan& p, const Tensor& Ac, const Tensor& Bc, 
   const std::int64_t K = p.a.trans ? product(ea, h, h + p.n_k) : product(ea, h + p.n_i, h + p.n_i + p.n_k);
   const std::int64_t Kb = p.b.trans ? product(eb, h + p.n_j, h + p.n_j + p.n_k) : product(eb, h, h + p.n_k);
   if (K != Kb || product(ea, 0, h) != H || product(eb, 0, h) != H) throw std::logic_error("contract: local sizes differ");
-  if (H == 0 || M == 0 || N == 0 || K == 0) return 0;
+  if (H == 0 || M == 0 || N == 0 || K == 0) return;
   const double* a = Ac.data().data();
   const double* b = Bc.data().data();
   double* c = Cc.data().data();
@@ -99,7 +99,6 @@ double local_gemm(const ContractionPlan& p, const Tensor& Ac, const Tensor& Bc, 
                 static_cast<int>(p.a.trans ? M : K), b + x * K * N, static_cast<int>(p.b.trans ? K : N), 1.0,
                 c + x * M * N, static_cast<int>(N));
   }
-  return 2.0 * static_cast<double>(H) * M * N * K;
 }
 
 std::string op_name(const char* what, const Tensor& C, const std::string& lc, const Tensor& A, const std::string& la,

@@ -245,6 +245,11 @@ void SpinTensor::flip_symmetrize() {
   fill_derived();
 }
 
+SpinTensor SpinTensor::zeros_like(const SpinTensor& like, std::string spaces, std::vector<Sym> sym,
+                                  std::string name) {
+  return SpinTensor(like.ctx(), like.dims_, std::move(spaces), std::move(sym), std::move(name));
+}
+
 SpinTensor SpinTensor::zeros_like(const SpinTensor& like, std::string name) {
   return SpinTensor(like.ctx(), like.dims_, like.spaces_, like.sym_, std::move(name), like.along_);
 }

@@ -58,6 +58,9 @@ class SpinTensor {
              int along = -1);
   // Same structure and mappings, zero blocks.
   static SpinTensor zeros_like(const SpinTensor& like, std::string name = "");
+  // A zero tensor with the context and orbital spaces of `like` but its own
+  // index spaces and symmetry (intermediates of the CC equations).
+  static SpinTensor zeros_like(const SpinTensor& like, std::string spaces, std::vector<Sym> sym, std::string name);
 
   Context& ctx() const { return *ctx_; }
   const SpinDims& dims() const { return dims_; }

@@ -21,17 +21,14 @@ namespace {
 
 constexpr Sym N = Sym::NS, A = Sym::AS;
 
-SpinTensor make(const SpinTensor& like, const std::string& spaces, std::vector<Sym> sym, const char* name) {
-  return SpinTensor(like.ctx(), like.dims(), spaces, std::move(sym), name);
-}
 
 }  // namespace
 
 double ccsd_energy(const MoIntegrals& mo, const Amplitudes& t) {
-  SpinTensor e = make(t.t1, "", {}, "E");
+  SpinTensor e = SpinTensor::zeros_like(t.t1, "", {}, "E");
   e[""] = mo.f_ov["ia"] * t.t1["ai"];
   e[""] += 0.25 * mo.oovv["ijab"] * t.t2["abij"];
-  SpinTensor x = make(t.t1, "ov", {N, N}, "X_jb");
+  SpinTensor x = SpinTensor::zeros_like(t.t1, "ov", {N, N}, "X_jb");
   x["jb"] = mo.oovv["ijab"] * t.t1["ai"];
   e[""] += 0.5 * x["jb"] * t.t1["bj"];
   return e.block("").scalar();
@@ -50,8 +47,8 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   // tau~ = t2 + 1/2 P(ij) t1 t1 and tau = t2 + P(ij) t1 t1 (the 0.25 and 0.5
   // become 1/2 and 1 times (t_i^a t_j^b - t_j^a t_i^b) through the output's
   // antisymmetry).
-  SpinTensor taut = make(t2, "vvoo", {A, N, A, N}, "tau~");
-  SpinTensor tau = make(t2, "vvoo", {A, N, A, N}, "tau");
+  SpinTensor taut = SpinTensor::zeros_like(t2, "vvoo", {A, N, A, N}, "tau~");
+  SpinTensor tau = SpinTensor::zeros_like(t2, "vvoo", {A, N, A, N}, "tau");
   taut["abij"] = t2["abij"];
   taut["abij"] += 0.25 * t1["ai"] * t1["bj"];
   tau["abij"] = t2["abij"];
@@ -59,32 +56,32 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
 
   // F_ae, F_mi, F_me (Eqs. 3-5), without the diagonal Fock (in the denominators).
   // Canonical orbitals: f_vv and f_oo are diagonal, and the diagonal is in D.
-  SpinTensor fae = make(t1, "vv", {N, N}, "F_ae");
+  SpinTensor fae = SpinTensor::zeros_like(t1, "vv", {N, N}, "F_ae");
   fae["ae"] = -0.5 * t1["am"] * mo.f_ov["me"];
   fae["ae"] += t1["fm"] * mo.ovvv["mafe"];
   fae["ae"] -= 0.5 * taut["afmn"] * mo.oovv["mnef"];
 
-  SpinTensor fmi = make(t1, "oo", {N, N}, "F_mi");
+  SpinTensor fmi = SpinTensor::zeros_like(t1, "oo", {N, N}, "F_mi");
   fmi["mi"] = 0.5 * mo.f_ov["me"] * t1["ei"];
   fmi["mi"] += t1["en"] * mo.ooov["mnie"];
   fmi["mi"] += 0.5 * taut["efin"] * mo.oovv["mnef"];
 
-  SpinTensor fme = make(t1, "ov", {N, N}, "F_me");
+  SpinTensor fme = SpinTensor::zeros_like(t1, "ov", {N, N}, "F_me");
   fme["me"] = mo.f_ov["me"];
   fme["me"] += t1["fn"] * mo.oovv["mnef"];
 
   // W_mnij (Eq. 6) with the tau.tau part of W_abef folded in (1/4 -> 1/2).
-  SpinTensor wmnij = make(t1, "oooo", {A, N, A, N}, "W_mnij");
+  SpinTensor wmnij = SpinTensor::zeros_like(t1, "oooo", {A, N, A, N}, "W_mnij");
   wmnij["mnij"] = mo.oooo["mnij"];
   wmnij["mnij"] += t1["ej"] * mo.ooov["mnie"];
   wmnij["mnij"] += 0.5 * tau["efij"] * mo.oovv["mnef"];
 
   // W_mbej (Eq. 8): <mb||ej> + t_j^f <mb||ef> - t_n^b <mn||ej> - (1/2 t_jn^fb + t_j^f t_n^b) <mn||ef>.
-  SpinTensor wmbej = make(t1, "ovvo", {N, N, N, N}, "W_mbej");
+  SpinTensor wmbej = SpinTensor::zeros_like(t1, "ovvo", {N, N, N, N}, "W_mbej");
   wmbej["mbej"] = -1.0 * mo.ovov["mbje"];
   wmbej["mbej"] += t1["fj"] * mo.ovvv["mbef"];
   wmbej["mbej"] += t1["bn"] * mo.ooov["mnje"];
-  SpinTensor y = make(t1, "vvoo", {N, N, N, N}, "t2/2+t1t1");
+  SpinTensor y = SpinTensor::zeros_like(t1, "vvoo", {N, N, N, N}, "t2/2+t1t1");
   y["fbjn"] = 0.5 * t2["fbjn"];
   y["fbjn"] += t1["fj"] * t1["bn"];
   wmbej["mbej"] -= y["fbjn"] * mo.oovv["mnef"];
@@ -102,23 +99,23 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   // T2 equation (Eq. 13).
   SpinTensor& r2 = r.t2;
   r2["abij"] = mo.oovv["ijab"];
-  SpinTensor fbe = make(t1, "vv", {N, N}, "F_be-");
+  SpinTensor fbe = SpinTensor::zeros_like(t1, "vv", {N, N}, "F_be-");
   fbe["be"] = fae["be"];
   fbe["be"] -= 0.5 * t1["bm"] * fme["me"];
   r2["abij"] += t2["aeij"] * fbe["be"];
-  SpinTensor fmj = make(t1, "oo", {N, N}, "F_mj+");
+  SpinTensor fmj = SpinTensor::zeros_like(t1, "oo", {N, N}, "F_mj+");
   fmj["mj"] = fmi["mj"];
   fmj["mj"] += 0.5 * t1["ej"] * fme["me"];
   r2["abij"] -= t2["abim"] * fmj["mj"];
   r2["abij"] += 0.5 * tau["abmn"] * wmnij["mnij"];
   // 1/2 tau_ij^ef W_abef without storing W_abef.
   r2["abij"] += 0.5 * mo.vvvv["abef"] * tau["efij"];
-  SpinTensor z = make(t1, "ovoo", {N, N, A, N}, "Z_maij");
+  SpinTensor z = SpinTensor::zeros_like(t1, "ovoo", {N, N, A, N}, "Z_maij");
   z["maij"] = 0.5 * mo.ovvv["maef"] * tau["efij"];
   r2["abij"] += t1["bm"] * z["maij"];
   // P(ij)P(ab) (t_im^ae W_mbej - t_i^e t_m^a <mb||ej>).
   r2["abij"] += t2["aeim"] * wmbej["mbej"];
-  SpinTensor s = make(t1, "ovoo", {N, N, N, N}, "S_mbij");
+  SpinTensor s = SpinTensor::zeros_like(t1, "ovoo", {N, N, N, N}, "S_mbij");
   s["mbij"] = t1["ei"] * mo.ovov["mbje"];
   r2["abij"] += t1["am"] * s["mbij"];
   // P(ij) t_i^e <ab||ej> - P(ab) t_m^a <mb||ij>.

@@ -22,9 +22,6 @@ namespace {
 
 constexpr Sym N = Sym::NS, A = Sym::AS;
 
-SpinTensor make(const SpinTensor& like, const std::string& spaces, std::vector<Sym> sym, const char* name) {
-  return SpinTensor(like.ctx(), like.dims(), spaces, std::move(sym), name);
-}
 
 // The one- and two-body parts of H that the T3 equation needs (without the
 // diagonal Fock matrix, which is in the denominators).
@@ -36,11 +33,19 @@ struct Hbar {
 };
 
 Hbar hbar(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2) {
-  Hbar h{make(t1, "ov", {N, N}, "H_me"),           make(t1, "oo", {N, N}, "H_mi"),
-         make(t1, "vv", {N, N}, "H_ae"),           make(t1, "vovv", {N, N, A, N}, "H_amef"),
-         make(t1, "ooov", {A, N, N, N}, "H_mnie"), make(t1, "vvvv", {A, N, A, N}, "H_abef"),
-         make(t1, "oooo", {A, N, A, N}, "H_mnij"), make(t1, "voov", {N, N, N, N}, "H_amie"),
-         make(t1, "vooo", {N, N, A, N}, "H_amij"), make(t1, "vvov", {A, N, N, N}, "H_abie")};
+  auto z = [&](const char* spaces, std::vector<Sym> sym, const char* name) {
+    return SpinTensor::zeros_like(t1, spaces, std::move(sym), name);
+  };
+  Hbar h{z("ov", {N, N}, "H_me"),
+         z("oo", {N, N}, "H_mi"),
+         z("vv", {N, N}, "H_ae"),
+         z("vovv", {N, N, A, N}, "H_amef"),
+         z("ooov", {A, N, N, N}, "H_mnie"),
+         z("vvvv", {A, N, A, N}, "H_abef"),
+         z("oooo", {A, N, A, N}, "H_mnij"),
+         z("voov", {N, N, N, N}, "H_amie"),
+         z("vooo", {N, N, A, N}, "H_amij"),
+         z("vvov", {A, N, N, N}, "H_abie")};
   // One-body parts.
   h.ov["me"] = mo.f_ov["me"];
   h.ov["me"] += mo.oovv["mnef"] * t1["fn"];
@@ -51,16 +56,16 @@ Hbar hbar(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2) {
   h.vv["ab"] -= mo.ovvv["mabe"] * t1["em"];
   h.vv["ab"] -= 0.5 * mo.oovv["mnbf"] * t2["afmn"];
   // T1-dressed <am||ef> and <mn||ie>, and their half-dressed forms I.
-  SpinTensor q = make(t1, "vovv", {N, N, A, N}, "Q_amef");
+  SpinTensor q = SpinTensor::zeros_like(t1, "vovv", {N, N, A, N}, "Q_amef");
   q["amef"] = -1.0 * mo.oovv["mnfe"] * t1["an"];
-  SpinTensor i_vovv = make(t1, "vovv", {N, N, A, N}, "I_amef");
+  SpinTensor i_vovv = SpinTensor::zeros_like(t1, "vovv", {N, N, A, N}, "I_amef");
   i_vovv["amef"] = -1.0 * mo.ovvv["maef"];
   i_vovv["amef"] += 0.5 * q["amef"];
   h.vovv["amef"] = -1.0 * mo.ovvv["maef"];
   h.vovv["amef"] += q["amef"];
-  SpinTensor p = make(t1, "ooov", {A, N, N, N}, "Q_mnie");
+  SpinTensor p = SpinTensor::zeros_like(t1, "ooov", {A, N, N, N}, "Q_mnie");
   p["mnie"] = mo.oovv["mnfe"] * t1["fi"];
-  SpinTensor i_ooov = make(t1, "ooov", {A, N, N, N}, "I_mnie");
+  SpinTensor i_ooov = SpinTensor::zeros_like(t1, "ooov", {A, N, N, N}, "I_mnie");
   i_ooov["mnie"] = mo.ooov["mnie"];
   i_ooov["mnie"] += 0.5 * p["mnie"];
   h.ooov["mnie"] = mo.ooov["mnie"];
@@ -82,7 +87,7 @@ Hbar hbar(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2) {
   //           + H(me) t_ij^ae - H(nmij) t_n^a + 1/2 <am||ef> t_ij^ef.
   h.vooo["amij"] = -1.0 * mo.ooov["ijma"];
   h.vooo["amij"] += h.ooov["mnjf"] * t2["afin"];
-  SpinTensor r = make(t1, "voov", {N, N, N, N}, "Q_amif");
+  SpinTensor r = SpinTensor::zeros_like(t1, "voov", {N, N, N, N}, "Q_amif");
   r["amif"] = -1.0 * mo.ovov["maif"];
   r["amif"] -= 0.5 * mo.ovvv["maef"] * t1["ei"];
   h.vooo["amij"] += r["amif"] * t1["fj"];
@@ -90,37 +95,26 @@ Hbar hbar(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2) {
   h.vooo["amij"] -= h.oooo["nmij"] * t1["an"];
   h.vooo["amij"] -= 0.5 * mo.ovvv["maef"] * t2["efij"];
   // H(abie) = <ab||ie> + P(ab)[H(bnef) t_in^af - (<mb||ie> - 1/2 <mn||ie> t_n^b) t_m^a]
-  //           - H(me) t_im^ab + H(abfe) t_i^f + 1/2 <mn||ie> t_mn^ab.
+  //           - H(me) t_im^ab + H(abfe) t_i^f + 1/2 <mn||ie> t_mn^ab,
+  // held without its - H(me) t_im^ab: I_vvov (ccsdt_rhs) adds that term back.
   h.vvov["abie"] = mo.ovvv["ieab"];
   h.vvov["abie"] += h.vovv["bnef"] * t2["afin"];
-  SpinTensor s = make(t1, "ovov", {N, N, N, N}, "Q_mbie");
+  SpinTensor s = SpinTensor::zeros_like(t1, "ovov", {N, N, N, N}, "Q_mbie");
   s["mbie"] = mo.ovov["mbie"];
   s["mbie"] -= 0.5 * mo.ooov["mnie"] * t1["bn"];
   h.vvov["abie"] -= s["mbie"] * t1["am"];
-  h.vvov["abie"] -= h.ov["me"] * t2["abim"];
   h.vvov["abie"] += h.vvvv["abfe"] * t1["fi"];
   h.vvov["abie"] += 0.5 * mo.ooov["mnie"] * t2["abmn"];
   return h;
 }
 
-// The terms of the T1 and T2 equations that contain T3.
-void add_t3_to_singles_doubles(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
-  const SpinTensor& t1 = t.t1;
-  const SpinTensor& t3 = *t.t3;
+// The terms of the T1 and T2 equations that contain T3. The T1-dressed
+// <mn||if> and <an||ef> of miniccpy's doubles equation are H(mnie) and H(amef).
+void add_t3_to_singles_doubles(const MoIntegrals& mo, const Hbar& h, const SpinTensor& t3, Amplitudes& r) {
   r.t1["ai"] += 0.25 * mo.oovv["mnef"] * t3["aefimn"];
-  // The T1-dressed <mn||if> and <an||ef> of miniccpy's doubles equation.
-  SpinTensor w = make(t1, "ooov", {A, N, N, N}, "W_mnif");
-  w["mnif"] = mo.ooov["mnif"];
-  w["mnif"] += t1["ei"] * mo.oovv["mnef"];
-  SpinTensor z = make(t1, "vovv", {N, N, A, N}, "Z_anef");
-  z["anef"] = -1.0 * mo.ovvv["naef"];
-  z["anef"] += t1["ax"] * mo.oovv["nxef"];
-  SpinTensor fme = make(t1, "ov", {N, N}, "F_me");
-  fme["me"] = mo.f_ov["me"];
-  fme["me"] += mo.oovv["mnef"] * t1["fn"];
-  r.t2["abij"] += fme["me"] * t3["abeijm"];
-  r.t2["abij"] -= 0.5 * w["mnif"] * t3["abfmjn"];
-  r.t2["abij"] += 0.5 * z["anef"] * t3["ebfijn"];
+  r.t2["abij"] += h.ov["me"] * t3["abeijm"];
+  r.t2["abij"] -= 0.5 * h.ooov["mnif"] * t3["abfmjn"];
+  r.t2["abij"] += 0.5 * h.vovv["anef"] * t3["ebfijn"];
 }
 
 }  // namespace
@@ -130,11 +124,10 @@ void ccsdt_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   const SpinTensor& t2 = t.t2;
   const SpinTensor& t3 = *t.t3;
   const Hbar h = hbar(mo, t.t1, t2);
-  add_t3_to_singles_doubles(mo, t, r);
+  add_t3_to_singles_doubles(mo, h, t3, r);
   // Intermediates with T3 (miniccpy's I_vvov and I_vooo).
   SpinTensor ivvov = h.vvov;
   ivvov["abie"] -= 0.5 * mo.oovv["mnef"] * t3["abfimn"];
-  ivvov["abie"] += h.ov["me"] * t2["abim"];
   SpinTensor ivooo = h.vooo;
   ivooo["amij"] += 0.5 * mo.oovv["mnef"] * t3["aefijn"];
   // The T3 equation; the output's antisymmetry adds P(a/bc) P(k/ij) etc.
