@@ -245,7 +245,7 @@ cc::MoIntegrals transform_integrals(tensor::Context& ctx, const Basis& basis, co
       });
   const double t2 = now();
   log.print("MO transform: transformation and spin blocks %.2f s\n", t2 - t1);
-  if (stats) *stats = TransformStats{t1 - t0, t2 - t1, 0.0};
+  if (stats) *stats = TransformStats{t1 - t0, t2 - t1};
   return mo;
 }
 

@@ -34,7 +34,6 @@ ActiveSpace active_space(const ScfResult& scf, int frozen);
 struct TransformStats {
   double ao_seconds = 0;
   double transform_seconds = 0;
-  double blocks_seconds = 0;
 };
 
 cc::MoIntegrals transform_integrals(tensor::Context& ctx, const Basis& basis, const ScfResult& scf,

@@ -149,9 +149,9 @@ std::string key_of(const Tensor& T, const std::string& l) {
   return k;
 }
 
-// Distinct tuples of the labels of `g` that `keep` selects: within an
-// antisymmetric group m of its labels take C(n, m) values, within a symmetric
-// one C(n + m - 1, m), and a non-symmetric label n.
+// Distinct tuples of the labels of `g` that `keep` selects: the m selected
+// labels of a group count as a group of m (group_count: C(n, m) values when
+// antisymmetric, C(n + m - 1, m) when symmetric, n for a lone label).
 double distinct_tuples(const LGroups& g, const std::map<char, int>& len, const std::function<bool(char)>& keep) {
   double count = 1;
   for (const LGroup& x : g) {
@@ -161,8 +161,7 @@ double distinct_tuples(const LGroups& g, const std::map<char, int>& len, const s
         ++m;
         n = len.at(c);
       }
-    const int top = x.sym == Sym::SY ? n + m - 1 : n;
-    for (int k = 0; k < m; ++k) count *= x.sym == Sym::NS ? n : static_cast<double>(top - k) / (k + 1);
+    if (m > 0) count *= static_cast<double>(group_count(n, m, x.sym));
   }
   return count;
 }

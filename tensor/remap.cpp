@@ -493,8 +493,6 @@ void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double al
   std::vector<std::int64_t> next(P, 0);
   for (int s = 1; s < P; ++s) next[s] = next[s - 1] + recv_counts[s - 1];
   const RecvTables rt = recv_tables(X, Y, sum_feeds(X, Y, perm));
-  const auto xparts = rank_parts(X);
-  std::vector<int> xsum(X.comps().size());
   if (rt.multi.empty() && !partial && xrep.size() == 1) {
     // Each element has one possible sender: a tight walk.
     const std::int64_t n = Y.local_size();
@@ -526,6 +524,8 @@ void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double al
     }
     return;
   }
+  const auto xparts = rank_parts(X);
+  std::vector<int> xsum(X.comps().size());
   walk_sums(Y, rt.src_part, [&](std::int64_t i, int base, const std::vector<std::int64_t>& u) {
     if (!rt.multi.empty()) {
       for (int c : rt.multi_xcomps) xsum[c] = 0;

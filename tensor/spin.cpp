@@ -65,8 +65,8 @@ SpinTensor::SpinTensor(Context& ctx, const SpinDims& dims, std::string spaces, s
     throw std::invalid_argument("SpinTensor: position " + std::to_string(along_) + " is not a group of its own");
   for (const std::string& k : spin_blocks(spaces_, sym_)) {
     const Shape shape = block_shape(dims_, spaces_, sym_, k);
-    Mapping map = ctx.default_mapping(shape);
-    if (along_ >= 0 && ctx.nranks() > 1) map = Mapping{{ctx.nranks()}, {Range{along_, along_ + 1}}};
+    const Mapping map = along_ >= 0 && ctx.nranks() > 1 ? Mapping{{ctx.nranks()}, {Range{along_, along_ + 1}}}
+                                                         : ctx.default_mapping(shape);
     blocks_.emplace(k, Tensor(ctx, shape, map, name_ + "(" + k + ")"));
   }
 }
@@ -191,15 +191,20 @@ void SpinTensor::ensure_derived(std::set<std::string> keys) const {
   std::string labels;
   for (int p = 0; p < order(); ++p) labels += static_cast<char>('a' + p);
   auto& blocks = const_cast<SpinTensor*>(this)->blocks_;
+  // Fills block `key` with `fill` and marks it fresh; writing ends a tensor's
+  // constancy (Tensor::data), but a derived block of a constant tensor stays one.
+  auto refill = [&](const std::string& key, const auto& fill) {
+    Tensor& out = blocks.at(key);
+    const bool constant = out.constant();
+    fill(out);
+    if (constant) out.set_constant(true);
+    stale_.erase(key);
+  };
   auto flip_fill = [&](bool uniform) {
     for (const std::string& key : keys) {
       if (!stale_.count(key) || key == all_alpha || same_spin_pair_block(key) != uniform) continue;
       const Flip f = flip_of(key, sym_);  // the partner of a flip-derived block is computed
-      Tensor& out = blocks.at(key);
-      const bool constant = out.constant();  // writing ends constancy; it stays
-      tensor::sum(f.sign, blocks.at(f.key), f.order, 0.0, out, labels);
-      if (constant) out.set_constant(true);
-      stale_.erase(key);
+      refill(key, [&](Tensor& out) { tensor::sum(f.sign, blocks.at(f.key), f.order, 0.0, out, labels); });
     }
   };
   // Mixed blocks first (the all-alpha block is built from them), then the
@@ -217,17 +222,15 @@ void SpinTensor::ensure_derived(std::set<std::string> keys) const {
         for (int k = 2; k <= g.size; ++k) n *= k;
       return n;
     };
-    Tensor& aaaa = blocks.at(all_alpha);
-    const bool constant = aaaa.constant();
-    double beta = 0.0;
-    for (const std::string& spins : mixed_patterns(order() / 2)) {
-      const Source src = source_of(spins, sym_);
-      const Tensor& from = blocks.at(src.key);
-      tensor::sum(src.sign * group_order(from) / group_order(aaaa), from, src.labels, beta, aaaa, labels);
-      beta = 1.0;
-    }
-    if (constant) aaaa.set_constant(true);
-    stale_.erase(all_alpha);
+    refill(all_alpha, [&](Tensor& aaaa) {
+      double beta = 0.0;
+      for (const std::string& spins : mixed_patterns(order() / 2)) {
+        const Source src = source_of(spins, sym_);
+        const Tensor& from = blocks.at(src.key);
+        tensor::sum(src.sign * group_order(from) / group_order(aaaa), from, src.labels, beta, aaaa, labels);
+        beta = 1.0;
+      }
+    });
   }
   flip_fill(true);
 }

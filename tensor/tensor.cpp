@@ -314,7 +314,8 @@ void Tensor::import_slab(const std::vector<double>& slab) {
   KeyLocator at(L, ctx().rank());
   for (std::int64_t k = b; k < e; ++k) {
     at.decode(k);
-    for (int o : at.replicas()) out[at.first_holder() + o].push_back(slab[k - b]);
+    const int holder = at.first_holder();
+    for (int o : at.replicas()) out[holder + o].push_back(slab[k - b]);
   }
   std::vector<std::int64_t> counts(P), rc;
   std::vector<double> send;

@@ -63,11 +63,13 @@ double window_energy(const MoIntegrals& mo, const WindowTriples& x, const SpinDi
     if (w.shape().packed_size() == 0) continue;
     tensor::Tensor s = x.v.block(key);
     tensor::sum(1.0, w, "abcijk", 1.0, s, "abcijk");
+    // The orbital energies of each position, looked up once per block.
+    const double* eps[6];
+    for (int p = 0; p < 3; ++p) eps[p] = mo.eps_vir[spin(key[p])].data();
+    eps[3] = mo.eps_occ[spin(key[3])].data() + d.win_offset[spin(key[3])];
+    for (int p = 4; p < 6; ++p) eps[p] = mo.eps_occ[spin(key[p])].data();
     s.transform([&](const int* idx, double& val) {
-      double den = mo.eps_occ[spin(key[3])][d.win_offset[spin(key[3])] + idx[3]];
-      for (int p = 4; p < 6; ++p) den += mo.eps_occ[spin(key[p])][idx[p]];
-      for (int p = 0; p < 3; ++p) den -= mo.eps_vir[spin(key[p])][idx[p]];
-      val /= den;
+      val /= eps[3][idx[3]] + eps[4][idx[4]] + eps[5][idx[5]] - eps[0][idx[0]] - eps[1][idx[1]] - eps[2][idx[2]];
     });
     e += weight * w.dot(s);
   }
