@@ -1,5 +1,6 @@
 #include "app/cc_checkpoint.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -20,12 +21,13 @@ std::vector<std::string> cc_methods(const std::string& method) {
   return {};
 }
 
-namespace {
-
-std::string upper(std::string s) {
+std::string method_label(const std::string& method) {
+  std::string s = method;
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
 }
+
+namespace {
 
 // ---- the group header (docs/checkpoint.md) ----------------------------------
 
@@ -152,7 +154,7 @@ void CcCheckpoint::load(const std::vector<std::string>& methods) {
       refuse(path(), "the amplitudes in " + g + " belong to another SCF than the checkpoint's");
     if (const std::string why = space_difference(h.space, space_); !why.empty()) {
       ctx_.log.print("%s: not reusing the amplitudes of checkpoint %s (%s); starting them fresh\n",
-                     upper(m).c_str(), path().c_str(), why.c_str());
+                     method_label(m).c_str(), path().c_str(), why.c_str());
       continue;
     }
     verify_group(ctx_.comm, r, g);
@@ -219,22 +221,26 @@ double CcCheckpoint::save(const std::string& method, const cc::Amplitudes& t, co
 // ---- the iterations ------------------------------------------------------------------
 
 std::string interrupted_message(const RunContext& ctx, const std::string& method, int iteration) {
-  return "stopped by " + ctx.stop.signal_name() + " after " + upper(method) + " iteration " +
+  return "stopped by " + ctx.stop.signal_name() + " after " + method_label(method) + " iteration " +
          std::to_string(iteration) + " (checkpoint " + ctx.checkpoint_path +
          "); run again with --restart to continue";
 }
 
+namespace {
+
+void log_stop(const RunContext& ctx, const std::string& method, int iteration) {
+  ctx.log.print("%s received: the checkpoint %s holds the %s amplitudes of iteration %d; stopping\n",
+                ctx.stop.signal_name().c_str(), ctx.checkpoint_path.c_str(), method_label(method).c_str(), iteration);
+}
+
+}  // namespace
+
 void stop_after_method(RunContext& ctx, const std::string& method, int iteration) {
   if (!ctx.stop.requested(ctx.comm)) return;
-  ctx.log.print("%s received: the checkpoint %s holds the %s amplitudes of iteration %d; stopping\n",
-                ctx.stop.signal_name().c_str(), ctx.checkpoint_path.c_str(), upper(method).c_str(), iteration);
+  log_stop(ctx, method, iteration);
   throw Interrupted(interrupted_message(ctx, method, iteration));
 }
 
-namespace {
-
-// The result of a method whose stored amplitudes need no more iterations
-// (converged, or cc.max_iterations used up).
 cc::SolverResult stored_result(const CcProgress& p) {
   cc::SolverResult res;
   res.converged = p.converged;
@@ -243,12 +249,14 @@ cc::SolverResult stored_result(const CcProgress& p) {
   return res;
 }
 
+namespace {
+
 // Where the iterations start: the stored amplitudes (restored into t) or the guess in t.
 std::optional<CcProgress> resume(RunContext& ctx, CcCheckpoint& ckpt, const std::string& method, cc::Amplitudes& t) {
   const auto p = ckpt.stored(method);
   if (!p) return std::nullopt;
   ckpt.restore(method, t);
-  const std::string label = upper(method);
+  const std::string label = method_label(method);
   if (p->converged)
     ctx.log.print("%s: converged amplitudes in checkpoint %s (iteration %d), no iterations needed\n",
                   label.c_str(), ckpt.path().c_str(), p->iteration);
@@ -263,7 +271,7 @@ std::optional<CcProgress> resume(RunContext& ctx, CcCheckpoint& ckpt, const std:
 cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& in, CcCheckpoint& ckpt,
                                           const std::string& method, const cc::Equations& eq,
                                           const cc::MoIntegrals& mo, cc::Amplitudes& t) {
-  const std::string label = upper(method);
+  const std::string label = method_label(method);
   const std::optional<CcProgress> start = resume(ctx, ckpt, method, t);
   if (start && start->converged) return stored_result(*start);
   const int first = start ? start->iteration : 0;
@@ -301,9 +309,7 @@ cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& i
     ctx.log.print("checkpoint: %s amplitudes of iteration %d written to %s (%.3f s)\n", label.c_str(),
                   res.iterations, ckpt.path().c_str(), seconds);
   }
-  if (res.stopped)
-    ctx.log.print("%s received: the checkpoint %s holds the %s amplitudes of iteration %d; stopping\n",
-                  ctx.stop.signal_name().c_str(), ckpt.path().c_str(), label.c_str(), res.iterations);
+  if (res.stopped) log_stop(ctx, method, res.iterations);
   return res;
 }
 

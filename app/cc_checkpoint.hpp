@@ -107,6 +107,13 @@ cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& i
 // The one-line message of the Interrupted error after `method` stopped.
 std::string interrupted_message(const RunContext& ctx, const std::string& method, int iteration);
 
+// A method's name as printed: "ccsd" -> "CCSD".
+std::string method_label(const std::string& method);
+
+// The result of a method whose stored amplitudes need no more iterations
+// (converged, or cc.max_iterations used up).
+cc::SolverResult stored_result(const CcProgress& p);
+
 // A safe point between two methods (the first one's amplitudes are in the
 // checkpoint): on a stop request, reports it and throws Interrupted.
 void stop_after_method(RunContext& ctx, const std::string& method, int iteration);

@@ -1,7 +1,6 @@
 // The correlated stages: MO transformation, MP2, CCSD, (T) and CCSDT
 // (DESIGN.md §1), with checkpoints and restart of the CC iterations
 // (app/cc_checkpoint.hpp).
-#include <cctype>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -44,15 +43,14 @@ cc::SolverResult run_ccsd(RunContext& ctx, const input::Input& in, CcCheckpoint&
 }
 
 // Records a method's energies and ends the run if it stopped or did not
-// converge. `prefix` is the QCSchema property prefix ("ccsd", "ccsdt").
-void report(RunContext& ctx, const chem::ScfResult& scf, const std::string& method, const std::string& prefix,
-            const cc::SolverResult& res) {
+// converge. `method` ("ccsd", "ccsdt") is also the QCSchema property prefix.
+void report(RunContext& ctx, const chem::ScfResult& scf, const std::string& method, const cc::SolverResult& res) {
+  const std::string& prefix = method;
   ctx.results.set_property(prefix + "_correlation_energy", res.energy);
   ctx.results.set_property(prefix + "_total_energy", scf.energy + res.energy);
   ctx.results.set_property(prefix + "_iterations", res.iterations);
   ctx.results.set_return_energy(scf.energy + res.energy);
-  std::string label = prefix;
-  for (char& c : label) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const std::string label = method_label(method);
   if (res.stopped) throw Interrupted(interrupted_message(ctx, method, res.iterations));
   if (!res.converged)
     throw ConvergenceError(label + " did not converge in " + std::to_string(res.iterations) +
@@ -117,9 +115,9 @@ void stage_correlated(RunContext& ctx, const input::Input& in, const chem::Basis
   if (!stored_ccsdt) {
     ccsd = run_ccsd(ctx, in, ckpt, mo, t);
   } else if (const auto p = ckpt.stored("ccsd")) {
-    ccsd = cc::SolverResult{p->converged, false, p->iteration, p->energy, {}};
+    ccsd = stored_result(*p);
   }
-  if (!stored_ccsdt || ckpt.stored("ccsd")) report(ctx, scf, "ccsd", "ccsd", ccsd);
+  if (!stored_ccsdt || ckpt.stored("ccsd")) report(ctx, scf, "ccsd", ccsd);
   ctx.results.set_timing(method == "ccsdt" ? "ccsd_iterations" : "cc_iterations", ccsd.seconds);
   if (method != "ccsd") stop_after_method(ctx, "ccsd", ccsd.iterations);  // a safe point before (T) or CCSDT
   if (method == "ccsd(t)") run_triples(ctx, scf, mo, t, ccsd.energy);
@@ -127,7 +125,7 @@ void stage_correlated(RunContext& ctx, const input::Input& in, const chem::Basis
     const cc::SolverResult res = run_ccsdt(ctx, in, ckpt, mo, t);
     ctx.results.set_timing("cc_iterations", res.seconds);
     ctx.results.set_timing("cc", cc_clock.seconds());
-    report(ctx, scf, "ccsdt", "ccsdt", res);
+    report(ctx, scf, "ccsdt", res);
   }
   ctx.results.set_timing("cc", cc_clock.seconds());
 }
