@@ -63,7 +63,13 @@ void report(RunContext& ctx, const chem::ScfResult& scf, const std::string& meth
 void run_triples(RunContext& ctx, const chem::ScfResult& scf, const cc::MoIntegrals& mo, const cc::Amplitudes& t,
                  double e_ccsd) {
   Stopwatch clock;
-  ctx.log.print("(T): triples in batches of %d occupied orbital(s) per spin, one per rank\n", ctx.comm.size());
+  if (mo.dims.restricted) {
+    const int o = mo.dims.occ[0];
+    ctx.log.print("(T): closed-shell triples, %d occupied triples i >= j >= k dealt out to %d rank(s)\n",
+                  o * (o + 1) * (o + 2) / 6, ctx.comm.size());
+  } else {
+    ctx.log.print("(T): triples in batches of %d occupied orbital(s) per spin, one per rank\n", ctx.comm.size());
+  }
   const double e_t = cc::triples_correction(mo, t);
   ctx.results.set_timing("triples", clock.seconds());
   ctx.results.set_property("ccsd_prt_pr_correlation_energy", e_ccsd + e_t);

@@ -10,6 +10,8 @@ namespace cyclocc::tensor {
 Context::Context(const par::Comm& comm) : comm_(comm), rank_(comm.rank()), nranks_(comm.size()) {}
 Context::~Context() = default;
 
+double Context::sum_over_ranks(double x) const { return comm_.allreduce_sum(x); }
+
 namespace {
 std::string groups_key(const std::vector<Group>& groups, int phase) {
   std::string k = std::to_string(phase) + ":";

@@ -27,6 +27,9 @@ class Context {
   const par::Comm& comm() const { return comm_; }
   int rank() const { return rank_; }
   int nranks() const { return nranks_; }
+  // The sum of x over the ranks (collective), for work the caller has split
+  // between the ranks itself.
+  double sum_over_ranks(double x) const;
 
   std::shared_ptr<const ComponentTable> table(const std::vector<Group>& groups, int phase);
   std::shared_ptr<const Layout> layout(const Shape& shape, const Mapping& map);

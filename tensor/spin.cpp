@@ -304,6 +304,17 @@ IndexedT<SpinTensor> SpinTensor::operator[](const std::string& labels) const {
   return IndexedT<SpinTensor>(const_cast<SpinTensor*>(this), labels);
 }
 
+std::vector<double> spatial_array(const SpinTensor& x) {
+  std::string key;
+  if (x.order() == 2) key = "aa";
+  else if (x.order() == 4) key = "abab";
+  else throw std::invalid_argument("spatial_array: " + x.name() + " is not of order 2 or 4");
+  const Tensor& b = x.block(key);
+  for (Sym s : b.shape().sym)
+    if (s != Sym::NS) throw std::invalid_argument("spatial_array: block " + key + " of " + x.name() + " is packed");
+  return b.gather_all();  // canonical order of an unpacked block: row-major
+}
+
 SpinTensor window_slice(const SpinTensor& src, const SpinDims& dims, const std::string& spaces, std::string name) {
   if (spaces.size() != src.spaces().size()) throw std::invalid_argument("window_slice: order differs");
   for (std::size_t p = 0; p < spaces.size(); ++p)

@@ -131,6 +131,13 @@ std::vector<std::string> spin_blocks(const std::string& spaces, const std::vecto
 SpinTensor window_slice(const SpinTensor& src, const SpinDims& dims, const std::string& spaces,
                         std::string name = "");
 
+// The spatial-orbital array of a closed-shell (restricted) tensor of order 2
+// or 4: its block in which upper index n and lower index n have spin alpha for
+// n = 0 and beta for n = 1, i.e. t_i^a, t_ij^ab = t_{i j-bar}^{a b-bar}, and
+// <pq|rs> = <p q-bar||r s-bar>. Dense, row-major over the tensor's index
+// order, on every rank (collective): for work each rank does on local copies.
+std::vector<double> spatial_array(const SpinTensor& x);
+
 void contract(double alpha, const SpinTensor& A, const std::string& la, const SpinTensor& B, const std::string& lb,
               double beta, SpinTensor& C, const std::string& lc);
 void sum(double alpha, const SpinTensor& A, const std::string& la, double beta, SpinTensor& B,

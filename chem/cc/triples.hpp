@@ -13,11 +13,19 @@ struct TriplesOptions {
   // Occupied orbitals (per spin) in each batch of the first index; 0: one
   // per rank (the ranks share a batch along its first index).
   int window = 0;
+  // Restricted references: the closed-shell kernel (triples_rhf.cpp) unless
+  // false, which takes the spin-integrated path (its twin in the tests).
+  bool closed_shell = true;
 };
 
 // E(T). Never stores the whole T3: the triples are built one batch of the
 // first occupied index at a time (memory about v^3 o^2 window / 12 per batch,
 // shared by the ranks).
 double triples_correction(const MoIntegrals& mo, const Amplitudes& t, const TriplesOptions& opt = {});
+
+// E(T) of a restricted (closed-shell) reference in spatial orbitals, one
+// occupied triple at a time (memory: the (ia|bd) integrals, o v^3 words, and
+// 2 v^3 per rank).
+double closed_shell_triples(const MoIntegrals& mo, const Amplitudes& t);
 
 }  // namespace cyclocc::cc
