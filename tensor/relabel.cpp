@@ -259,15 +259,59 @@ void accumulate_run(const Run& r, std::size_t n, std::int64_t yoff, const std::v
   }
 }
 
-void accumulate(const std::vector<BlockTerms>& blocks, const Run& run, std::size_t level, std::int64_t yoff,
+// The innermost block when no combination has more than one term (unpacking,
+// reordering): its nonzero combinations as flat (Y offset, X offset, sign) lists.
+struct Gather {
+  bool single = false;
+  std::vector<std::int64_t> y, x;
+  std::vector<double> c;
+};
+
+Gather gather_of(const BlockTerms& bt) {
+  Gather g;
+  for (std::size_t i = 0; i + 1 < bt.start.size(); ++i) {
+    const std::int32_t n = bt.start[i + 1] - bt.start[i];
+    if (n > 1) return Gather{};
+    if (n == 0) continue;
+    g.y.push_back(bt.yoff[i]);
+    g.x.push_back(bt.xoff[bt.start[i]]);
+    g.c.push_back(bt.coef[bt.start[i]]);
+  }
+  g.single = true;
+  return g;
+}
+
+void accumulate_gather(const Gather& g, std::int64_t yoff, const std::vector<Term>& outer, const double* xd,
+                       double* yd, double alpha) {
+  const std::size_t n = g.y.size();
+  double* y = yd + yoff;
+  if (outer.size() == 1) {
+    const double* x = xd + outer[0].xoff;
+    const double a = alpha * outer[0].coef;
+    for (std::size_t i = 0; i < n; ++i) y[g.y[i]] += a * g.c[i] * x[g.x[i]];
+    return;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    double s = 0;
+    for (const Term& o : outer) s += o.coef * g.c[i] * xd[o.xoff + g.x[i]];
+    y[g.y[i]] += alpha * s;
+  }
+}
+
+// How the innermost block runs: a strided run, a gather of single terms, or
+// the general loop.
+struct Inner {
+  Run run;
+  Gather gather;
+};
+
+void accumulate(const std::vector<BlockTerms>& blocks, const Inner& inner, std::size_t level, std::int64_t yoff,
                 const std::vector<Term>& outer, const double* xd, double* yd, double alpha) {
   const BlockTerms& bt = blocks[level];
   const std::size_t n = bt.yoff.size();
   const bool last = level + 1 == blocks.size();
-  if (last && run.plain) {
-    accumulate_run(run, n, yoff, outer, xd, yd, alpha);
-    return;
-  }
+  if (last && inner.run.plain) return accumulate_run(inner.run, n, yoff, outer, xd, yd, alpha);
+  if (last && inner.gather.single) return accumulate_gather(inner.gather, yoff, outer, xd, yd, alpha);
   std::vector<Term> next;
   for (std::size_t i = 0; i < n; ++i) {
     if (last) {
@@ -281,7 +325,7 @@ void accumulate(const std::vector<BlockTerms>& blocks, const Run& run, std::size
     for (const Term& o : outer)
       for (std::int32_t e = bt.start[i]; e < bt.start[i + 1]; ++e)
         next.push_back(Term{o.xoff + bt.xoff[e], o.coef * bt.coef[e]});
-    if (!next.empty()) accumulate(blocks, run, level + 1, yoff + bt.yoff[i], next, xd, yd, alpha);
+    if (!next.empty()) accumulate(blocks, inner, level + 1, yoff + bt.yoff[i], next, xd, yd, alpha);
   }
 }
 
@@ -305,7 +349,9 @@ void relabel(const Tensor& Xt, Tensor& Yt, const std::vector<int>& q, double alp
   std::vector<BlockTerms> terms;
   for (const Block& b : blocks) terms.push_back(block_terms(X, Y, q, b));
   merge_trailing(terms);
-  accumulate(terms, run_of(terms.back()), 0, 0, {Term{0, 1.0}}, Xt.data().data(), Yt.data().data(), alpha);
+  Inner inner{run_of(terms.back()), {}};
+  if (!inner.run.plain) inner.gather = gather_of(terms.back());
+  accumulate(terms, inner, 0, 0, {Term{0, 1.0}}, Xt.data().data(), Yt.data().data(), alpha);
 }
 
 }  // namespace cyclocc::tensor
