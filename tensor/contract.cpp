@@ -46,6 +46,7 @@ class Prepared {
       reused_ = true;
       return;
     }
+    if (op.relabel && !op.alias && fused(op, T)) return;
     const Tensor* src = &T;
     if (op.relabel) {
       refined_ = std::make_shared<Tensor>(T.ctx(), op.ref_shape, T.mapping());
@@ -62,6 +63,24 @@ class Prepared {
     if (T.constant()) T.keep_prepared(key, result);
   }
   const Tensor& get() const { return *ptr_; }
+
+ private:
+  // Unpacks T straight into the matrix layout when that layout's remap is
+  // local on every rank (always on one rank): no intermediate, one pass.
+  bool fused(const OperandPlan& op, const Tensor& T) {
+    const auto ref = T.ctx().layout(op.ref_shape, T.mapping());
+    const auto mat = T.ctx().layout(op.mat_shape, op.mat_map);
+    const auto at = local_offset_parts(T.ctx(), *ref, *mat, op.perm);
+    if (!at) return false;
+    auto result = std::make_shared<Tensor>(T.ctx(), op.mat_shape, op.mat_map);
+    relabel_into(T, *ref, *at, *result, op.q, 1.0);
+    ptr_ = result.get();
+    kept_ = result;
+    if (T.constant()) T.keep_prepared(prepared_key(op), result);
+    return true;
+  }
+
+ public:
   bool reused() const { return reused_; }
 
  private:
@@ -134,9 +153,17 @@ void contract(double alpha, const Tensor& A0, const std::string& la, const Tenso
     if (!plan->c_relabel) {
       remap(cc, C, plan->c_perm, 1.0, plan->partial);
     } else {
-      Tensor c2(C.ctx(), plan->c_ref_shape, C.mapping());
-      remap(cc, c2, plan->c_perm, 1.0, plan->partial);
-      relabel(c2, C, plan->c_q, 1.0);
+      // The remap into C's mapping fused into the relabel when it is local.
+      const auto ref = C.ctx().layout(plan->c_ref_shape, C.mapping());
+      std::vector<int> back(plan->c_perm.size());
+      for (std::size_t j = 0; j < back.size(); ++j) back[plan->c_perm[j]] = static_cast<int>(j);
+      if (const auto at = local_offset_parts(C.ctx(), *ref, cc.layout(), back)) {
+        relabel_from(cc, *ref, *at, C, plan->c_q, 1.0);
+      } else {
+        Tensor c2(C.ctx(), plan->c_ref_shape, C.mapping());
+        remap(cc, c2, plan->c_perm, 1.0, plan->partial);
+        relabel(c2, C, plan->c_q, 1.0);
+      }
     }
   }
   par::OpRecord rec;

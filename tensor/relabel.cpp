@@ -1,5 +1,7 @@
 #include "tensor/relabel.hpp"
 
+#include "tensor/remap.hpp"
+
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -129,7 +131,14 @@ struct BlockTerms {
   std::vector<double> coef;
 };
 
-BlockTerms block_terms(const Layout& X, const Layout& Y, const std::vector<int>& q, const Block& b) {
+// Where X's and Y's elements sit: the layouts' own strides, or offset parts
+// into another storage (a remap fused into the relabel).
+struct Offsets {
+  const OffsetParts* x = nullptr;
+  const OffsetParts* y = nullptr;
+};
+
+BlockTerms block_terms(const Layout& X, const Layout& Y, const std::vector<int>& q, const Block& b, const Offsets& at) {
   BlockTerms bt;
   const auto cos = cosets(Y.shape(), X.shape(), q, b);
   const Shape& xs = X.shape();
@@ -149,7 +158,7 @@ BlockTerms block_terms(const Layout& X, const Layout& Y, const std::vector<int>&
       const Component& comp = Y.comps()[b.ycomps[k]];
       const int* t = comp.table->tuple(Y.local_ids(b.ycomps[k])[u[k]]);
       std::copy(t, t + (comp.last - comp.first), y + comp.first - b.first);
-      yo += u[k] * Y.stride()[b.ycomps[k]];
+      yo += at.y ? (*at.y)[b.ycomps[k]][u[k]] : u[k] * Y.stride()[b.ycomps[k]];
     }
     bt.yoff.push_back(yo);
     bt.start.push_back(static_cast<std::int32_t>(bt.xoff.size()));
@@ -163,7 +172,7 @@ BlockTerms block_terms(const Layout& X, const Layout& Y, const std::vector<int>&
         const Component& comp = X.comps()[cx];
         const std::int64_t id = comp.table->id(full + comp.first);
         if (comp.table->residue[id] != X.cls(cx, X.rank())) throw std::logic_error("relabel: element on another rank");
-        xo += comp.table->pos[id] * X.stride()[cx];
+        xo += at.x ? (*at.x)[cx][comp.table->pos[id]] : comp.table->pos[id] * X.stride()[cx];
       }
       bt.xoff.push_back(xo);
       bt.coef.push_back(static_cast<double>(s * c.sign));
@@ -331,9 +340,10 @@ void accumulate(const std::vector<BlockTerms>& blocks, const Inner& inner, std::
 
 }  // namespace
 
-void relabel(const Tensor& Xt, Tensor& Yt, const std::vector<int>& q, double alpha) {
-  const Layout& X = Xt.layout();
-  const Layout& Y = Yt.layout();
+namespace {
+
+void relabel_at(const Tensor& Xt, const Layout& X, const Layout& Y, double* ydata, const std::vector<int>& q,
+                double alpha, const Offsets& at) {
   if (!(X.mapping() == Y.mapping())) throw std::invalid_argument("relabel: mappings differ");
   if (X.shape().order() != Y.shape().order()) throw std::invalid_argument("relabel: orders differ");
   const auto blocks = blocks_of(X, Y);
@@ -343,15 +353,31 @@ void relabel(const Tensor& Xt, Tensor& Yt, const std::vector<int>& q, double alp
         throw std::invalid_argument("relabel: positions move between blocks");
   if (Y.local_size() == 0) return;
   if (blocks.empty()) {  // order 0
-    Yt.data()[0] += alpha * Xt.data()[0];
+    ydata[0] += alpha * Xt.data()[0];
     return;
   }
   std::vector<BlockTerms> terms;
-  for (const Block& b : blocks) terms.push_back(block_terms(X, Y, q, b));
+  for (const Block& b : blocks) terms.push_back(block_terms(X, Y, q, b, at));
   merge_trailing(terms);
   Inner inner{run_of(terms.back()), {}};
   if (!inner.run.plain) inner.gather = gather_of(terms.back());
-  accumulate(terms, inner, 0, 0, {Term{0, 1.0}}, Xt.data().data(), Yt.data().data(), alpha);
+  accumulate(terms, inner, 0, 0, {Term{0, 1.0}}, Xt.data().data(), ydata, alpha);
+}
+
+}  // namespace
+
+void relabel(const Tensor& Xt, Tensor& Yt, const std::vector<int>& q, double alpha) {
+  relabel_at(Xt, Xt.layout(), Yt.layout(), Yt.data().data(), q, alpha, Offsets{});
+}
+
+void relabel_into(const Tensor& Xt, const Layout& Y, const OffsetParts& y_at, Tensor& Z, const std::vector<int>& q,
+                  double alpha) {
+  relabel_at(Xt, Xt.layout(), Y, Z.data().data(), q, alpha, Offsets{nullptr, &y_at});
+}
+
+void relabel_from(const Tensor& Z, const Layout& X, const OffsetParts& x_at, Tensor& Yt, const std::vector<int>& q,
+                  double alpha) {
+  relabel_at(Z, X, Yt.layout(), Yt.data().data(), q, alpha, Offsets{&x_at, nullptr});
 }
 
 }  // namespace cyclocc::tensor

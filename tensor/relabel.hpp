@@ -16,11 +16,22 @@
 
 #include <vector>
 
+#include "tensor/remap.hpp"
 #include "tensor/tensor.hpp"
 
 namespace cyclocc::tensor {
 
 void relabel(const Tensor& X, Tensor& Y, const std::vector<int>& q, double alpha);
+
+// The same with a local remap fused in (offset parts from local_offset_parts
+// in remap.hpp), saving the intermediate tensor and one pass over the data:
+// relabel_into adds the result, laid out as Y, into Z where the parts put
+// each element of Y; relabel_from reads X (of layout X) from Z where the
+// parts put each element of X.
+void relabel_into(const Tensor& X, const Layout& Y, const OffsetParts& y_at, Tensor& Z, const std::vector<int>& q,
+                  double alpha);
+void relabel_from(const Tensor& Z, const Layout& X, const OffsetParts& x_at, Tensor& Y, const std::vector<int>& q,
+                  double alpha);
 
 
 }  // namespace cyclocc::tensor

@@ -1,6 +1,8 @@
 #include "parallel/comm.hpp"
 #include "tensor/remap.hpp"
 
+#include "tensor/context.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -340,6 +342,8 @@ std::vector<T> fuse_parts(const std::vector<const T*>& parts, const std::vector<
   return out;
 }
 
+constexpr std::size_t kTile = 16;
+
 // The sending walk when every part is tabulated and each element has one
 // destination: an odometer over the outer components and a tight loop over
 // the fused inner ones (a plain scatter when the destination is fixed).
@@ -380,6 +384,19 @@ void send_simple(const Layout& X, const SendTables& t, const std::vector<char>& 
     ops[d] = fuse_parts(oparts, ext, first);
   }
   std::vector<std::int64_t> u(K, 0), off(P, 0);
+  // Local scatters whose inner offsets jump (a transpose) are done kTile outer
+  // steps at a time, so that the writes of one inner element land together.
+  const bool jumps = inner > 1 && ops[me].size() > 1 && ops[me][1] - ops[me][0] != 1;
+  std::vector<std::int64_t> tile_x, tile_y;
+  auto flush = [&] {
+    const std::int64_t* od = ops[me].data();
+    double* yd = y.data();
+    const std::size_t nt = tile_x.size();
+    for (std::int64_t v = 0; v < inner; ++v)
+      for (std::size_t b = 0; b < nt; ++b) yd[tile_y[b] + od[v]] += alpha * x[tile_x[b] + v];
+    tile_x.clear();
+    tile_y.clear();
+  };
   for (std::int64_t i = 0; i < n; i += inner) {
     int rank = 0;
     std::fill(off.begin(), off.end(), 0);
@@ -390,7 +407,11 @@ void send_simple(const Layout& X, const SendTables& t, const std::vector<char>& 
     }
     if (fixed) {
       const int d = rank + rp[0];
-      if (send_to[d] && d == me) {
+      if (send_to[d] && d == me && jumps) {
+        tile_x.push_back(i);
+        tile_y.push_back(off[d]);
+        if (tile_x.size() == kTile) flush();
+      } else if (send_to[d] && d == me) {
         const std::int64_t o = off[d];
         const std::int64_t* od = ops[d].data();
         const double* xs = x.data() + i;
@@ -410,6 +431,7 @@ void send_simple(const Layout& X, const SendTables& t, const std::vector<char>& 
       u[c] = 0;
     }
   }
+  if (!tile_x.empty()) flush();
 }
 
 }  // namespace
@@ -643,6 +665,34 @@ std::vector<std::int64_t> remap_traffic(const Layout& X, const Layout& Y, const 
   };
   combine(0, 1);
   return words;
+}
+
+std::shared_ptr<const OffsetParts> local_offset_parts(Context& ctx, const Layout& X, const Layout& Y,
+                                                      const std::vector<int>& perm) {
+  std::string key = "local_offsets|" + X.shape().str() + "|" + X.mapping().str() + "|" + Y.shape().str() + "|" +
+                    Y.mapping().str() + "|";
+  for (int l : X.shape().lens) key += std::to_string(l) + ",";
+  for (int p : perm) key += ":" + std::to_string(p);
+  auto& cache = ctx.extensions();
+  if (auto it = cache.find(key); it != cache.end()) return std::static_pointer_cast<const OffsetParts>(it->second);
+  std::shared_ptr<const OffsetParts> parts;
+  const auto words = remap_traffic(X, Y, perm);
+  const bool local = std::all_of(words.begin(), words.end(), [](std::int64_t w) { return w == 0; });
+  if (local && replica_offsets(X).size() == 1 && replica_offsets(Y).size() == 1) {
+    const int P = X.nranks(), me = ctx.rank();
+    std::vector<char> dests(P, 0);
+    dests[me] = 1;
+    std::vector<std::vector<std::int64_t>> ystride(P);
+    ystride[me] = Y.strides(me);
+    SendTables t = send_tables(X, Y, id_feeds(X, Y, perm, true), rank_parts(Y), ystride, dests);
+    if (t.multi.empty()) {
+      auto out = std::make_shared<OffsetParts>(X.comps().size());
+      for (std::size_t c = 0; c < X.comps().size(); ++c) (*out)[c] = std::move(t.off_part[c][me]);
+      parts = out;
+    }
+  }
+  cache[key] = parts;
+  return parts;
 }
 
 }  // namespace cyclocc::tensor

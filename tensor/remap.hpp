@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "tensor/tensor.hpp"
@@ -28,6 +29,18 @@ void remap(const Tensor& X, Tensor& Y, const std::vector<int>& perm, double alph
 // words[s * P + r]: values rank s sends to rank r (s != r).
 std::vector<std::int64_t> remap_traffic(const Layout& X, const Layout& Y, const std::vector<int>& perm,
                                         bool partial = false);
+
+// Per component c of X and local tuple u of it: parts[c][u]. An element's
+// local offset in another layout is the sum of its components' parts.
+using OffsetParts = std::vector<std::vector<std::int64_t>>;
+
+// When remapping X into Y (perm as in remap) moves nothing between ranks, on
+// any rank, and neither layout is replicated: where each local element of X
+// lands in Y's local storage, as parts over X's components. Otherwise null.
+// The answer depends on the layouts only, so it is the same on every rank,
+// and it is kept in the Context (the remap can then be fused into a relabel).
+std::shared_ptr<const OffsetParts> local_offset_parts(Context& ctx, const Layout& X, const Layout& Y,
+                                                      const std::vector<int>& perm);
 
 // Sent plus received words of `rank` from a traffic matrix.
 std::int64_t traffic_of(const std::vector<std::int64_t>& words, int nranks, int rank);
