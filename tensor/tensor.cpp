@@ -92,9 +92,22 @@ class KeyLocator {
   }
   void decode(std::int64_t k) {
     std::fill(id_.begin(), id_.end(), 0);
+    rank_.assign(count_.size(), 0);
     for (int g = static_cast<int>(count_.size()) - 1; g >= 0; --g) {
-      id_[comp_of_[g]] += (k % count_[g]) * group_stride_[g];
+      rank_[g] = k % count_[g];
+      id_[comp_of_[g]] += rank_[g] * group_stride_[g];
       k /= count_[g];
+    }
+  }
+  // To key k + 1 after decode(k) (or step()), without divisions.
+  void step() {
+    for (int g = static_cast<int>(count_.size()) - 1; g >= 0; --g) {
+      if (++rank_[g] < count_[g]) {
+        id_[comp_of_[g]] += group_stride_[g];
+        return;
+      }
+      id_[comp_of_[g]] -= (count_[g] - 1) * group_stride_[g];
+      rank_[g] = 0;
     }
   }
   // The holder with replicated coordinates 0; all holders add replica offsets.
@@ -115,7 +128,7 @@ class KeyLocator {
   const Layout& L_;
   std::vector<std::vector<int>> parts_;
   std::vector<int> replicas_;
-  std::vector<std::int64_t> stride_, count_, group_stride_, id_;
+  std::vector<std::int64_t> stride_, count_, group_stride_, id_, rank_;
   std::vector<int> comp_of_;
 };
 
@@ -298,10 +311,8 @@ std::vector<double> Tensor::export_slab() const {
   const std::int64_t b = slab_begin(ctx().rank()), e = slab_begin(ctx().rank() + 1);
   std::vector<double> slab(static_cast<std::size_t>(e - b));
   KeyLocator at(L, ctx().rank());
-  for (std::int64_t k = b; k < e; ++k) {
-    at.decode(k);
-    slab[k - b] = recv[next[at.first_holder()]++];
-  }
+  if (b < e) at.decode(b);
+  for (std::int64_t k = b; k < e; ++k, at.step()) slab[k - b] = recv[next[at.first_holder()]++];
   return slab;
 }
 
@@ -312,8 +323,8 @@ void Tensor::import_slab(const std::vector<double>& slab) {
   if (static_cast<std::int64_t>(slab.size()) != e - b) throw std::invalid_argument("import_slab: wrong slab size");
   std::vector<std::vector<double>> out(P);
   KeyLocator at(L, ctx().rank());
-  for (std::int64_t k = b; k < e; ++k) {
-    at.decode(k);
+  if (b < e) at.decode(b);
+  for (std::int64_t k = b; k < e; ++k, at.step()) {
     const int holder = at.first_holder();
     for (int o : at.replicas()) out[holder + o].push_back(slab[k - b]);
   }
