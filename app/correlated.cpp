@@ -68,7 +68,8 @@ void run_triples(RunContext& ctx, const chem::ScfResult& scf, const cc::MoIntegr
     ctx.log.print("(T): closed-shell triples, %d occupied triples i >= j >= k dealt out to %d rank(s)\n",
                   o * (o + 1) * (o + 2) / 6, ctx.comm.size());
   } else {
-    ctx.log.print("(T): triples in batches of %d occupied orbital(s) per spin, one per rank\n", ctx.comm.size());
+    ctx.log.print("(T): unrestricted triples, spin cases aaa, aab, abb, bbb, occupied triples dealt out to %d rank(s)\n",
+                  ctx.comm.size());
   }
   const double e_t = cc::triples_correction(mo, t);
   ctx.results.set_timing("triples", clock.seconds());

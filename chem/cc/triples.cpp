@@ -79,7 +79,7 @@ double window_energy(const MoIntegrals& mo, const WindowTriples& x, const SpinDi
 }  // namespace
 
 double triples_correction(const MoIntegrals& mo, const Amplitudes& t, const TriplesOptions& opt) {
-  if (mo.dims.restricted && opt.closed_shell) return closed_shell_triples(mo, t);
+  if (opt.per_triple) return mo.dims.restricted ? closed_shell_triples(mo, t) : spin_case_triples(mo, t);
   const int step = opt.window > 0 ? opt.window : t.t1.ctx().nranks();
   const int nocc = std::max(mo.dims.occ[0], mo.dims.occ[1]);
   double e = 0;

@@ -13,9 +13,10 @@ struct TriplesOptions {
   // Occupied orbitals (per spin) in each batch of the first index; 0: one
   // per rank (the ranks share a batch along its first index).
   int window = 0;
-  // Restricted references: the closed-shell kernel (triples_rhf.cpp) unless
-  // false, which takes the spin-integrated path (its twin in the tests).
-  bool closed_shell = true;
+  // One occupied triple at a time on local copies (triples_rhf.cpp for
+  // restricted references, triples_uhf.cpp otherwise); false: the windowed
+  // path on the spin layer (their twin in the tests).
+  bool per_triple = true;
 };
 
 // E(T). Never stores the whole T3: the triples are built one batch of the
@@ -27,5 +28,10 @@ double triples_correction(const MoIntegrals& mo, const Amplitudes& t, const Trip
 // occupied triple at a time (memory: the (ia|bd) integrals, o v^3 words, and
 // 2 v^3 per rank).
 double closed_shell_triples(const MoIntegrals& mo, const Amplitudes& t);
+
+// E(T) for any reference, one occupied triple at a time in each spin case
+// (memory: every unpacked spin block of <ov||vv>, about 6 o v^3 words, and
+// 3 v^3 per rank).
+double spin_case_triples(const MoIntegrals& mo, const Amplitudes& t);
 
 }  // namespace cyclocc::cc

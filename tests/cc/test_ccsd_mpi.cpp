@@ -169,8 +169,11 @@ void check_triples(bool restricted) {
     const double e = cc::triples_correction(f.mo, t, cc::TriplesOptions{window, false});
     EXPECT_NEAR(e, ref, 1e-12 * std::max(1.0, std::abs(ref))) << "window " << window;
   }
-  if (restricted)  // the closed-shell kernel
+  // The per-triple kernels: closed-shell (restricted only) and spin cases (any).
+  if (restricted) {
     EXPECT_NEAR(cc::closed_shell_triples(f.mo, t), ref, 1e-12 * std::max(1.0, std::abs(ref)));
+  }
+  EXPECT_NEAR(cc::spin_case_triples(f.mo, t), ref, 1e-12 * std::max(1.0, std::abs(ref)));
 }
 }  // namespace
 
