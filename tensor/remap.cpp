@@ -342,12 +342,11 @@ std::vector<T> fuse_parts(const std::vector<const T*>& parts, const std::vector<
   return out;
 }
 
-constexpr std::size_t kTile = 16;
-
-// The sending walk when every part is tabulated and each element has one
-// destination: an odometer over the outer components and a tight loop over
-// the fused inner ones (a plain scatter when the destination is fixed).
-void send_simple(const Layout& X, const SendTables& t, const std::vector<char>& send_to, int me, double alpha,
+// The sending walk when every part is tabulated: an odometer over the outer
+// components and a tight loop over the fused inner ones (a plain scatter when
+// the destination is fixed), once per replica of Y (yrep: rank offsets).
+void send_simple(const Layout& X, const SendTables& t, const std::vector<int>& yrep,
+                 const std::vector<char>& send_to, int me, double alpha,
                  const std::vector<double>& x, std::vector<double>& y,
                  std::vector<std::vector<std::pair<std::int64_t, double>>>& out, std::vector<char>& sorted,
                  std::vector<std::int64_t>& last) {
@@ -365,7 +364,8 @@ void send_simple(const Layout& X, const SendTables& t, const std::vector<char>& 
     out[d].emplace_back(off, v);
   };
   if (K == 0) {
-    if (send_to[0]) put(0, 0, x[0]);
+    for (int rep : yrep)
+      if (send_to[rep]) put(rep, 0, x[0]);
     return;
   }
   const auto& ext = X.extent();
@@ -384,19 +384,6 @@ void send_simple(const Layout& X, const SendTables& t, const std::vector<char>& 
     ops[d] = fuse_parts(oparts, ext, first);
   }
   std::vector<std::int64_t> u(K, 0), off(P, 0);
-  // Local scatters whose inner offsets jump (a transpose) are done kTile outer
-  // steps at a time, so that the writes of one inner element land together.
-  const bool jumps = inner > 1 && ops[me].size() > 1 && ops[me][1] - ops[me][0] != 1;
-  std::vector<std::int64_t> tile_x, tile_y;
-  auto flush = [&] {
-    const std::int64_t* od = ops[me].data();
-    double* yd = y.data();
-    const std::size_t nt = tile_x.size();
-    for (std::int64_t v = 0; v < inner; ++v)
-      for (std::size_t b = 0; b < nt; ++b) yd[tile_y[b] + od[v]] += alpha * x[tile_x[b] + v];
-    tile_x.clear();
-    tile_y.clear();
-  };
   for (std::int64_t i = 0; i < n; i += inner) {
     int rank = 0;
     std::fill(off.begin(), off.end(), 0);
@@ -405,25 +392,23 @@ void send_simple(const Layout& X, const SendTables& t, const std::vector<char>& 
       for (int d = 0; d < P; ++d)
         if (send_to[d]) off[d] += t.off_part[c][d][u[c]];
     }
-    if (fixed) {
-      const int d = rank + rp[0];
-      if (send_to[d] && d == me && jumps) {
-        tile_x.push_back(i);
-        tile_y.push_back(off[d]);
-        if (tile_x.size() == kTile) flush();
-      } else if (send_to[d] && d == me) {
-        const std::int64_t o = off[d];
-        const std::int64_t* od = ops[d].data();
-        const double* xs = x.data() + i;
-        double* yd = y.data();
-        for (std::int64_t v = 0; v < inner; ++v) yd[o + od[v]] += alpha * xs[v];
-      } else if (send_to[d]) {
-        for (std::int64_t v = 0; v < inner; ++v) put(d, off[d] + ops[d][v], x[i + v]);
-      }
-    } else {
-      for (std::int64_t v = 0; v < inner; ++v) {
-        const int d = rank + rp[v];
-        if (send_to[d]) put(d, off[d] + ops[d][v], x[i + v]);
+    for (int rep : yrep) {  // every replica of Y holding the element
+      if (fixed) {
+        const int d = rank + rp[0] + rep;
+        if (send_to[d] && d == me) {
+          const std::int64_t o = off[d];
+          const std::int64_t* od = ops[d].data();
+          const double* xs = x.data() + i;
+          double* yd = y.data();
+          for (std::int64_t v = 0; v < inner; ++v) yd[o + od[v]] += alpha * xs[v];
+        } else if (send_to[d]) {
+          for (std::int64_t v = 0; v < inner; ++v) put(d, off[d] + ops[d][v], x[i + v]);
+        }
+      } else {
+        for (std::int64_t v = 0; v < inner; ++v) {
+          const int d = rank + rp[v] + rep;
+          if (send_to[d]) put(d, off[d] + ops[d][v], x[i + v]);
+        }
       }
     }
     for (int c = first - 1; c >= 0; --c) {
@@ -431,7 +416,6 @@ void send_simple(const Layout& X, const SendTables& t, const std::vector<char>& 
       u[c] = 0;
     }
   }
-  if (!tile_x.empty()) flush();
 }
 
 }  // namespace
@@ -470,9 +454,8 @@ void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double al
   std::vector<char> sorted(P, 1);
   std::vector<std::int64_t> last(P, -1);
   std::vector<std::int64_t> yid(Y.comps().size());
-  const bool simple = tables.multi.empty() && yrep.size() == 1;
-  if (simple) {
-    send_simple(X, tables, send_to, me, alpha, xdata, ydata, out, sorted, last);
+  if (tables.multi.empty()) {
+    send_simple(X, tables, yrep, send_to, me, alpha, xdata, ydata, out, sorted, last);
   } else walk_parts(X, tables, P, [&](std::int64_t i, int base, const std::vector<std::int64_t>& off_outer,
                                const std::vector<std::int64_t>& u) {
     const std::int64_t ulast = u.empty() ? 0 : u.back();
