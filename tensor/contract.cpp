@@ -46,6 +46,10 @@ class Prepared {
       reused_ = true;
       return;
     }
+    if (op.packed_first) {
+      packed_first(op, T);
+      return;
+    }
     if (op.relabel && !op.alias && fused(op, T)) return;
     const Tensor* src = &T;
     if (op.relabel) {
@@ -65,6 +69,21 @@ class Prepared {
   const Tensor& get() const { return *ptr_; }
 
  private:
+  // T goes whole to every rank as it is (packed), then unpacks locally.
+  void packed_first(const OperandPlan& op, const Tensor& T) {
+    const Mapping everywhere = Mapping::replicated(T.ctx().nranks());
+    Tensor whole(T.ctx(), T.shape(), everywhere, T.name());
+    remap(T, whole, identity_perm(T.order()), 1.0);
+    const auto ref = T.ctx().layout(op.ref_shape, everywhere);
+    auto result = std::make_shared<Tensor>(T.ctx(), op.mat_shape, op.mat_map);
+    const auto at = local_offset_parts(T.ctx(), *ref, result->layout(), op.perm);
+    if (!at) throw std::logic_error("contract: a replicated operand's layouts are not local");
+    relabel_into(whole, *ref, *at, *result, op.q, 1.0);
+    ptr_ = result.get();
+    kept_ = result;
+    if (T.constant()) T.keep_prepared(prepared_key(op), result);
+  }
+
   // Unpacks T straight into the matrix layout when that layout's remap is
   // local on every rank (always on one rank): no intermediate, one pass.
   bool fused(const OperandPlan& op, const Tensor& T) {
@@ -157,7 +176,9 @@ void contract(double alpha, const Tensor& A0, const std::string& la, const Tenso
       const auto ref = C.ctx().layout(plan->c_ref_shape, C.mapping());
       std::vector<int> back(plan->c_perm.size());
       for (std::size_t j = 0; j < back.size(); ++j) back[plan->c_perm[j]] = static_cast<int>(j);
-      if (const auto at = local_offset_parts(C.ctx(), *ref, cc.layout(), back)) {
+      // (Partial sums must be added over the ranks: never local.)
+      const auto at = plan->partial ? nullptr : local_offset_parts(C.ctx(), *ref, cc.layout(), back);
+      if (at) {
         relabel_from(cc, *ref, *at, C, plan->c_q, 1.0);
       } else {
         Tensor c2(C.ctx(), plan->c_ref_shape, C.mapping());

@@ -10,6 +10,15 @@
 
 namespace cyclocc::tensor {
 
+namespace {
+// Whether every rank holds the whole tensor.
+bool fully_replicated(const Mapping& m) {
+  for (std::size_t d = 0; d < m.grid.size(); ++d)
+    if (m.grid[d] > 1 && !m.range[d].empty()) return false;
+  return true;
+}
+}  // namespace
+
 LGroups label_groups(const Shape& s, const std::string& labels) {
   LGroups out;
   for (const Group& g : s.groups()) out.push_back({labels.substr(g.first, g.size), g.sym});
@@ -374,14 +383,23 @@ std::shared_ptr<const ContractionPlan> plan_contraction(const Tensor& A0, const 
     auto add_kept = [&](const std::vector<std::int64_t>& w) {
       for (std::size_t i = 0; i < w.size(); ++i) kept[i] += w[i];
     };
+    // An operand that must be unpacked and lands whole on every rank moves
+    // packed (the fewer words) and is unpacked where it lands.
+    const bool a_packed = !a_alias && plan->a.relabel && P > 1 && fully_replicated(am);
+    const bool b_packed = !b_alias && plan->b.relabel && P > 1 && fully_replicated(bm);
+    auto operand_traffic = [&](const Tensor& T, const Shape& ref_shape, const Layout& mat, const OperandPlan& op,
+                               bool packed) {
+      if (packed) return remap_traffic(T.layout(), *ctx.layout(T.shape(), Mapping::replicated(P)), identity_perm(T.order()));
+      return remap_traffic(*ctx.layout(ref_shape, T.mapping()), mat, op.perm);
+    };
     if (!a_alias) {
-      const auto w = remap_traffic(*ctx.layout(a_ref_shape, A.mapping()), *la_c, plan->a.perm);
+      const auto w = operand_traffic(A, a_ref_shape, *la_c, plan->a, a_packed);
       a_words = add(w);
       if (A.constant()) add_kept(w);
       else copied(*la_c);
     }
     if (!b_alias) {
-      const auto w = remap_traffic(*ctx.layout(b_ref_shape, B.mapping()), *lb_c, plan->b.perm);
+      const auto w = operand_traffic(B, b_ref_shape, *lb_c, plan->b, b_packed);
       b_words = add(w);
       if (B.constant()) add_kept(w);
       else copied(*lb_c);
@@ -407,6 +425,8 @@ std::shared_ptr<const ContractionPlan> plan_contraction(const Tensor& A0, const 
       plan->c_mat_map = cm;
       plan->a.alias = a_alias;
       plan->b.alias = b_alias;
+      plan->a.packed_first = a_packed;
+      plan->b.packed_first = b_packed;
       plan->c_direct = c_direct;
       plan->partial = partial;
       plan->mapping = fallback ? std::string("replicated") : describe(cd, cl);

@@ -35,6 +35,7 @@ struct OperandPlan {
   Mapping mat_map;
   std::vector<int> perm;        // A_c position -> A' position
   bool alias = false;           // A_c is A' (no remap)
+  bool packed_first = false;    // A_c is replicated on every rank: A moves packed, then unpacks locally
   bool trans = false;           // A_c is [H|K|I] (B: [H|J|K]) rather than [H|I|K] ([H|K|J])
   std::int64_t predicted = 0;   // words this rank moves for this operand's remap
 };

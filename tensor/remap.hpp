@@ -35,7 +35,8 @@ std::vector<std::int64_t> remap_traffic(const Layout& X, const Layout& Y, const 
 using OffsetParts = std::vector<std::vector<std::int64_t>>;
 
 // When remapping X into Y (perm as in remap) moves nothing between ranks, on
-// any rank, and neither layout is replicated: where each local element of X
+// any rank, and neither layout is replicated or both are whole on every rank:
+// where each local element of X
 // lands in Y's local storage, as parts over X's components. Otherwise null.
 // The answer depends on the layouts only, so it is the same on every rank,
 // and it is kept in the Context (the remap can then be fused into a relabel).
