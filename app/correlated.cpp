@@ -1,6 +1,8 @@
 // The correlated stages: MO transformation, MP2, CCSD, (T) and CCSDT
 // (DESIGN.md §1), with checkpoints and restart of the CC iterations
 // (app/cc_checkpoint.hpp).
+#include <unistd.h>
+
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -59,19 +61,34 @@ void report(RunContext& ctx, const chem::ScfResult& scf, const std::string& meth
                 res.iterations, res.energy, scf.energy + res.energy);
 }
 
+// Bytes of local copies one rank may hold for (T): a quarter of the machine's
+// memory shared by all ranks (the ranks of a job may share a node).
+double triples_budget(int nranks) {
+  const double bytes = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  return bytes / (4.0 * nranks);
+}
+
 // (T) on the converged CCSD amplitudes.
 void run_triples(RunContext& ctx, const chem::ScfResult& scf, const cc::MoIntegrals& mo, const cc::Amplitudes& t,
                  double e_ccsd) {
   Stopwatch clock;
-  if (mo.dims.restricted) {
-    const int o = mo.dims.occ[0];
-    ctx.log.print("(T): closed-shell triples, %d occupied triples i >= j >= k dealt out to %d rank(s)\n",
-                  o * (o + 1) * (o + 2) / 6, ctx.comm.size());
+  const int P = ctx.comm.size();
+  const double mb = 8.0 * cc::per_triple_words(mo.dims, P) / 1048576.0;
+  const double budget_mb = triples_budget(P) / 1048576.0;
+  cc::TriplesOptions opt;
+  opt.per_triple = mb <= budget_mb;
+  const int o = mo.dims.occ[0];
+  if (!opt.per_triple) {
+    ctx.log.print("(T): one triple at a time would hold %.0f MB per rank (budget %.0f MB): windowed triples, "
+                  "%d occupied orbital(s) per spin per batch\n", mb, budget_mb, P);
+  } else if (mo.dims.restricted) {
+    ctx.log.print("(T): closed-shell triples, %d occupied triples i >= j >= k over %d rank(s), %.0f MB per rank\n",
+                  o * (o + 1) * (o + 2) / 6, P, mb);
   } else {
-    ctx.log.print("(T): unrestricted triples, spin cases aaa, aab, abb, bbb, occupied triples dealt out to %d rank(s)\n",
-                  ctx.comm.size());
+    ctx.log.print("(T): unrestricted triples, spin cases aaa, aab, abb, bbb over %d rank(s), %.0f MB per rank\n", P,
+                  mb);
   }
-  const double e_t = cc::triples_correction(mo, t);
+  const double e_t = cc::triples_correction(mo, t, opt);
   ctx.results.set_timing("triples", clock.seconds());
   ctx.results.set_property("ccsd_prt_pr_correlation_energy", e_ccsd + e_t);
   ctx.results.set_property("ccsd_prt_pr_total_energy", scf.energy + e_ccsd + e_t);

@@ -78,6 +78,29 @@ double window_energy(const MoIntegrals& mo, const WindowTriples& x, const SpinDi
 
 }  // namespace
 
+double per_triple_words(const SpinDims& d, int nranks) {
+  if (d.restricted) {
+    const double o = d.occ[0], v = d.vir[0];
+    return o * v * v * v + o * o * o * v + 3 * o * o * v * v + o * v + 2 * v * v * v;
+  }
+  // Sum over spin patterns (s1 s2 | s3 s4) with s1 + s2 == s3 + s4 of n1 n2 n3 n4.
+  auto blocks = [&](char p1, char p2, char p3, char p4) {
+    auto len = [&](char space, int s) { return static_cast<double>(space == 'o' ? d.occ[s] : d.vir[s]); };
+    double n = 0;
+    for (int a = 0; a < 2; ++a)
+      for (int b = 0; b < 2; ++b)
+        for (int c = 0; c < 2; ++c)
+          for (int e = 0; e < 2; ++e)
+            if (a + b == c + e) n += len(p1, a) * len(p2, b) * len(p3, c) * len(p4, e);
+    return n;
+  };
+  const double vmax = std::max(d.vir[0], d.vir[1]);
+  const double ovvv = blocks('o', 'v', 'v', 'v');
+  return ovvv * (1.0 + 1.0 / nranks) + blocks('o', 'o', 'o', 'v') + blocks('o', 'o', 'v', 'v') +
+         2 * blocks('v', 'v', 'o', 'o') + double(d.occ[0]) * d.vir[0] + double(d.occ[1]) * d.vir[1] +
+         3 * vmax * vmax * vmax;
+}
+
 double triples_correction(const MoIntegrals& mo, const Amplitudes& t, const TriplesOptions& opt) {
   if (opt.per_triple) return mo.dims.restricted ? closed_shell_triples(mo, t) : spin_case_triples(mo, t);
   const int step = opt.window > 0 ? opt.window : t.t1.ctx().nranks();

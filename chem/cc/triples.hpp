@@ -24,6 +24,13 @@ struct TriplesOptions {
 // shared by the ranks).
 double triples_correction(const MoIntegrals& mo, const Amplitudes& t, const TriplesOptions& opt = {});
 
+// The words each rank holds for the per-triple kernels (their local copies of
+// the integrals and amplitudes, and the v^3 work arrays): restricted
+// o v^3 + o^3 v + 3 o^2 v^2 + o v + 2 v^3; unrestricted the same sums over
+// the spin blocks (every spin-conserving pattern, <ov||vv> also once spread
+// over the ranks while it is unpacked) and 3 v^3.
+double per_triple_words(const SpinDims& d, int nranks);
+
 // E(T) of a restricted (closed-shell) reference in spatial orbitals, one
 // occupied triple at a time (memory: the (ia|bd) integrals, o v^3 words, and
 // 2 v^3 per rank).

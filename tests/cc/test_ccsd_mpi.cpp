@@ -178,6 +178,23 @@ void check_triples(bool restricted) {
 }  // namespace
 
 TEST(Triples, RhfLikeMatchesSpinOrbitalTwin) { check_triples(true); }
+
+// The memory the app reports for the per-triple kernels, counted by hand.
+TEST(Triples, PerTripleWordsCountTheLocalCopies) {
+  tensor::SpinDims r;
+  r.occ[0] = r.occ[1] = 2;
+  r.vir[0] = r.vir[1] = 3;
+  r.restricted = true;
+  // o v^3 + o^3 v + 3 o^2 v^2 + o v + 2 v^3 = 54 + 24 + 108 + 6 + 54
+  EXPECT_EQ(cc::per_triple_words(r, 2), 246.0);
+  tensor::SpinDims u;
+  u.occ[0] = 2, u.occ[1] = 1;
+  u.vir[0] = 3, u.vir[1] = 4;
+  // Spin-conserving blocks: <ov||vv> 54+64+96+96+36+36 = 382 (and half of it
+  // again while spread over 2 ranks), <oo||ov> 72, <oo||vv> 148, T2 twice
+  // 2 x 148, T1 6 + 4, three 4^3 work arrays.
+  EXPECT_EQ(cc::per_triple_words(u, 2), 382 * 1.5 + 72 + 148 + 296 + 10 + 192);
+}
 TEST(Triples, UhfLikeMatchesSpinOrbitalTwin) { check_triples(false); }
 
 namespace {
