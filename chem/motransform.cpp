@@ -149,7 +149,8 @@ class ChemistTransform {
     const auto& hl = y1.shape().lens;
     const Sym ket_sym = y1.shape().sym[2];
     const bool same = spaces[0] == spaces[1];
-    Tensor y2(ao_.ctx(), Shape({np, nq, hl[2], hl[3]}, {same ? Sym::SY : Sym::NS, Sym::NS, ket_sym, Sym::NS}), "(pq|rs)");
+    Tensor y2(ao_.ctx(), Shape({np, nq, hl[2], hl[3]}, {same ? Sym::SY : Sym::NS, Sym::NS, ket_sym, Sym::NS}),
+              along(2, 4), "(pq|rs)");
     // A symmetric pair: the declared SY adds the swapped term, so take half
     // (contract.hpp conventions).
     y2["pqrs"] = (same ? 0.5 : 1.0) * y1["mqrs"] * cp["mp"];
@@ -158,6 +159,13 @@ class ChemistTransform {
 
  private:
   static int space(char c) { return c == 'o' ? 0 : 1; }
+
+  // All ranks along index positions [first, last): the bra pair while the ket
+  // is transformed, the ket pair while the bra is, so that only the step in
+  // between moves the integrals.
+  tensor::Mapping along(int first, int last) const {
+    return tensor::Mapping{{ao_.ctx().nranks()}, {tensor::Range{first, last}}};
+  }
 
   // (mu q|r s), q of spin s1 in spaces[1]: shared by the blocks that differ
   // only in the space of p.
@@ -169,7 +177,8 @@ class ChemistTransform {
     const Tensor& cq = c_[s1][space(spaces[1])];
     const int n = ao_.shape().lens[0], nq = cq.shape().lens[1];
     const auto& hl = half.shape().lens;
-    Tensor y1(ao_.ctx(), Shape({n, nq, hl[2], hl[3]}, {Sym::NS, Sym::NS, half.shape().sym[2], Sym::NS}), "(mq|rs)");
+    Tensor y1(ao_.ctx(), Shape({n, nq, hl[2], hl[3]}, {Sym::NS, Sym::NS, half.shape().sym[2], Sym::NS}), along(2, 4),
+              "(mq|rs)");
     y1["mqrs"] = half["mnrs"] * cq["nq"];
     return bras_.emplace(key, std::move(y1)).first->second;
   }
@@ -183,8 +192,10 @@ class ChemistTransform {
     const Tensor& cx = c_[s][space(x)];
     const int n = ao_.shape().lens[0], nx = cx.shape().lens[1], ny = first.shape().lens[3];
     const bool same = x == y;
-    Tensor x2(ao_.ctx(), Shape({n, n, nx, ny}, {Sym::SY, Sym::NS, same ? Sym::SY : Sym::NS, Sym::NS}), "(mn|rs)");
+    Tensor x2(ao_.ctx(), Shape({n, n, nx, ny}, {Sym::SY, Sym::NS, same ? Sym::SY : Sym::NS, Sym::NS}), along(0, 2),
+              "(mn|rs)");
     x2["mnrs"] = (same ? 0.5 : 1.0) * first["mnls"] * cx["lr"];
+    x2.redistribute(along(2, 4));  // once, for every bra transformation that reads it
     return kets_.emplace(key, std::move(x2)).first->second;
   }
 
@@ -195,7 +206,8 @@ class ChemistTransform {
     if (it != quarters_.end()) return it->second;
     const Tensor& cy = c_[s][space(y)];
     const int n = ao_.shape().lens[0];
-    Tensor x1(ao_.ctx(), Shape({n, n, n, cy.shape().lens[1]}, {Sym::SY, Sym::NS, Sym::NS, Sym::NS}), "(mn|ls)");
+    Tensor x1(ao_.ctx(), Shape({n, n, n, cy.shape().lens[1]}, {Sym::SY, Sym::NS, Sym::NS, Sym::NS}), along(0, 2),
+              "(mn|ls)");
     x1["mnls"] = ao_["mnlt"] * cy["ts"];
     return quarters_.emplace(key, std::move(x1)).first->second;
   }
