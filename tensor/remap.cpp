@@ -451,6 +451,10 @@ void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double al
   const SendTables tables = send_tables(X, Y, id_feeds(X, Y, perm, true), yparts, ystride, send_to);
 
   std::vector<std::vector<std::pair<std::int64_t, double>>> out(P);
+  // An even share of the local elements per destination, so that the buffers
+  // of a large redistribution rarely grow (and copy) on the way.
+  for (int d = 0; d < P; ++d)
+    if (d != me && send_to[d]) out[d].reserve(static_cast<std::size_t>(X.local_size() / P));
   std::vector<char> sorted(P, 1);
   std::vector<std::int64_t> last(P, -1);
   std::vector<std::int64_t> yid(Y.comps().size());
