@@ -223,10 +223,29 @@ void SpinTensor::ensure_derived(std::set<std::string> keys) const {
       return n;
     };
     refill(all_alpha, [&](Tensor& aaaa) {
+      // Several patterns read the same mixed block: it moves into the
+      // all-alpha block's mapping once, when that mapping fits its shape.
+      std::map<std::string, Tensor> moved;
+      auto in_place = [&](const std::string& key) -> const Tensor& {
+        const Tensor& from = blocks.at(key);
+        if (from.mapping() == aaaa.mapping()) return from;
+        try {
+          check_mapping(from.shape(), aaaa.mapping());
+        } catch (const std::invalid_argument&) {
+          return from;
+        }
+        auto it = moved.find(key);
+        if (it == moved.end()) {
+          it = moved.emplace(key, from).first;
+          it->second.set_constant(false);  // a scratch copy: no share in from's prepared copies
+          it->second.redistribute(aaaa.mapping());
+        }
+        return it->second;
+      };
       double beta = 0.0;
       for (const std::string& spins : mixed_patterns(order() / 2)) {
         const Source src = source_of(spins, sym_);
-        const Tensor& from = blocks.at(src.key);
+        const Tensor& from = in_place(src.key);
         tensor::sum(src.sign * group_order(from) / group_order(aaaa), from, src.labels, beta, aaaa, labels);
         beta = 1.0;
       }

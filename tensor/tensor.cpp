@@ -2,6 +2,7 @@
 #include "tensor/tensor.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
@@ -34,10 +35,19 @@ Tensor Tensor::zeros_like(const Tensor& like, std::string name) {
 
 void Tensor::redistribute(const Mapping& map) {
   if (map.normalized() == mapping()) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  const par::Comm& comm = ctx().comm();
+  const std::int64_t w0 = comm.words_sent() + comm.words_received();
   Tensor y(ctx(), shape(), map, name_);
   remap(*this, y, identity_perm(order()), 1.0);
   layout_ = y.layout_;
   data_.swap(y.data_);
+  par::OpRecord rec;
+  rec.name = "redistribute " + (name_.empty() ? std::string("?") : name_);
+  rec.mapping = map.str();
+  rec.words = comm.words_sent() + comm.words_received() - w0;
+  rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  comm.stats().record(rec);
 }
 
 namespace {
