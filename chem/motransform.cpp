@@ -163,9 +163,7 @@ class ChemistTransform {
   // All ranks along index positions [first, last): the bra pair while the ket
   // is transformed, the ket pair while the bra is, so that only the step in
   // between moves the integrals.
-  tensor::Mapping along(int first, int last) const {
-    return tensor::Mapping{{ao_.ctx().nranks()}, {tensor::Range{first, last}}};
-  }
+  tensor::Mapping along(int first, int last) const { return tensor::Mapping::along(ao_.ctx().nranks(), first, last); }
 
   // (mu q|r s), q of spin s1 in spaces[1]: shared by the blocks that differ
   // only in the space of p.

@@ -71,11 +71,8 @@ Mapping Context::default_mapping(const Shape& shape) const {
         lone = static_cast<int>(k);
     if (lone >= 0) best = lone, most = groups[lone].len;
     if (nranks() == 1) return m;
-    if (best >= 0 && most >= 4 * static_cast<std::int64_t>(nranks())) {
-      m.grid = {nranks()};
-      m.range = {Range{groups[best].first, groups[best].first + groups[best].size}};
-      return m;
-    }
+    if (best >= 0 && most >= 4 * static_cast<std::int64_t>(nranks()))
+      return Mapping::along(nranks(), groups[best].first, groups[best].first + groups[best].size);
   }
   int p = nranks();
   std::vector<int> primes;

@@ -50,7 +50,7 @@ class Prepared {
       packed_first(op, T);
       return;
     }
-    if (op.relabel && !op.alias && fused(op, T)) return;
+    if (op.relabel && !op.alias && fused(op, T, T)) return;
     const Tensor* src = &T;
     if (op.relabel) {
       refined_ = std::make_shared<Tensor>(T.ctx(), op.ref_shape, T.mapping());
@@ -62,41 +62,37 @@ class Prepared {
       result = std::make_shared<Tensor>(T.ctx(), op.mat_shape, op.mat_map);
       remap(*src, *result, op.perm, 1.0);
     }
-    ptr_ = result.get();
-    kept_ = result;
-    if (T.constant()) T.keep_prepared(key, result);
+    keep(op, T, result);
   }
   const Tensor& get() const { return *ptr_; }
 
  private:
   // T goes whole to every rank as it is (packed), then unpacks locally.
   void packed_first(const OperandPlan& op, const Tensor& T) {
-    const Mapping everywhere = Mapping::replicated(T.ctx().nranks());
-    Tensor whole(T.ctx(), T.shape(), everywhere, T.name());
+    Tensor whole(T.ctx(), T.shape(), Mapping::replicated(T.ctx().nranks()), T.name());
     remap(T, whole, identity_perm(T.order()), 1.0);
-    const auto ref = T.ctx().layout(op.ref_shape, everywhere);
-    auto result = std::make_shared<Tensor>(T.ctx(), op.mat_shape, op.mat_map);
-    const auto at = local_offset_parts(T.ctx(), *ref, result->layout(), op.perm);
-    if (!at) throw std::logic_error("contract: a replicated operand's layouts are not local");
-    relabel_into(whole, *ref, *at, *result, op.q, 1.0);
-    ptr_ = result.get();
-    kept_ = result;
-    if (T.constant()) T.keep_prepared(prepared_key(op), result);
+    if (!fused(op, whole, T)) throw std::logic_error("contract: a replicated operand's layouts are not local");
   }
 
-  // Unpacks T straight into the matrix layout when that layout's remap is
-  // local on every rank (always on one rank): no intermediate, one pass.
-  bool fused(const OperandPlan& op, const Tensor& T) {
-    const auto ref = T.ctx().layout(op.ref_shape, T.mapping());
+  // Unpacks src (T's data, or a copy of it in another mapping) straight into
+  // the matrix layout when that layout's remap is local on every rank (always
+  // on one rank): no intermediate, one pass.
+  bool fused(const OperandPlan& op, const Tensor& src, const Tensor& T) {
+    const auto ref = T.ctx().layout(op.ref_shape, src.mapping());
     const auto mat = T.ctx().layout(op.mat_shape, op.mat_map);
     const auto at = local_offset_parts(T.ctx(), *ref, *mat, op.perm);
     if (!at) return false;
     auto result = std::make_shared<Tensor>(T.ctx(), op.mat_shape, op.mat_map);
-    relabel_into(T, *ref, *at, *result, op.q, 1.0);
-    ptr_ = result.get();
-    kept_ = result;
-    if (T.constant()) T.keep_prepared(prepared_key(op), result);
+    relabel_into(src, *ref, *at, *result, op.q, 1.0);
+    keep(op, T, result);
     return true;
+  }
+
+  // The operand ready for the dgemm; a constant T keeps it for later calls.
+  void keep(const OperandPlan& op, const Tensor& T, std::shared_ptr<const Tensor> result) {
+    ptr_ = result.get();
+    kept_ = std::move(result);
+    if (T.constant()) T.keep_prepared(prepared_key(op), kept_);
   }
 
  public:

@@ -12,6 +12,19 @@ Mapping Mapping::replicated(int nranks) {
   return m.normalized();
 }
 
+Mapping Mapping::along(int nranks, int first, int last) {
+  Mapping m;
+  m.grid = {nranks};
+  m.range = {Range{first, last}};
+  return m.normalized();
+}
+
+bool Mapping::whole_on_every_rank() const {
+  for (std::size_t d = 0; d < grid.size(); ++d)
+    if (grid[d] > 1 && !range[d].empty()) return false;
+  return true;
+}
+
 int Mapping::nranks() const {
   int p = 1;
   for (int g : grid) p *= g;

@@ -39,6 +39,10 @@ struct Mapping {
   std::vector<Range> range;  // per grid dimension: the positions it distributes
 
   static Mapping replicated(int nranks);
+  // All ranks along the index positions [first, last) (a union of whole groups).
+  static Mapping along(int nranks, int first, int last);
+  // Whether every rank holds the whole tensor.
+  bool whole_on_every_rank() const;
   int nranks() const;
   // Drops grid dimensions of size 1 so equal layouts compare equal.
   Mapping normalized() const;

@@ -10,15 +10,6 @@
 
 namespace cyclocc::tensor {
 
-namespace {
-// Whether every rank holds the whole tensor.
-bool fully_replicated(const Mapping& m) {
-  for (std::size_t d = 0; d < m.grid.size(); ++d)
-    if (m.grid[d] > 1 && !m.range[d].empty()) return false;
-  return true;
-}
-}  // namespace
-
 LGroups label_groups(const Shape& s, const std::string& labels) {
   LGroups out;
   for (const Group& g : s.groups()) out.push_back({labels.substr(g.first, g.size), g.sym});
@@ -385,8 +376,8 @@ std::shared_ptr<const ContractionPlan> plan_contraction(const Tensor& A0, const 
     };
     // An operand that must be unpacked and lands whole on every rank moves
     // packed (the fewer words) and is unpacked where it lands.
-    const bool a_packed = !a_alias && plan->a.relabel && P > 1 && fully_replicated(am);
-    const bool b_packed = !b_alias && plan->b.relabel && P > 1 && fully_replicated(bm);
+    const bool a_packed = !a_alias && plan->a.relabel && P > 1 && am.whole_on_every_rank();
+    const bool b_packed = !b_alias && plan->b.relabel && P > 1 && bm.whole_on_every_rank();
     auto operand_traffic = [&](const Tensor& T, const Shape& ref_shape, const Layout& mat, const OperandPlan& op,
                                bool packed) {
       if (packed) return remap_traffic(T.layout(), *ctx.layout(T.shape(), Mapping::replicated(P)), identity_perm(T.order()));

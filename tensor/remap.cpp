@@ -666,9 +666,9 @@ std::shared_ptr<const OffsetParts> local_offset_parts(Context& ctx, const Layout
   const auto words = remap_traffic(X, Y, perm);
   const bool local = std::all_of(words.begin(), words.end(), [](std::int64_t w) { return w == 0; });
   const int P = X.nranks();
-  const std::size_t xr = replica_offsets(X).size(), yr = replica_offsets(Y).size();
+  const bool unreplicated = replica_offsets(X).size() == 1 && replica_offsets(Y).size() == 1;
   // Either nothing is replicated, or every rank holds all of both.
-  if (local && ((xr == 1 && yr == 1) || (xr == std::size_t(P) && yr == std::size_t(P)))) {
+  if (local && (unreplicated || (X.mapping().whole_on_every_rank() && Y.mapping().whole_on_every_rank()))) {
     const int me = ctx.rank();
     std::vector<char> dests(P, 0);
     dests[me] = 1;

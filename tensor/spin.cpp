@@ -65,8 +65,7 @@ SpinTensor::SpinTensor(Context& ctx, const SpinDims& dims, std::string spaces, s
     throw std::invalid_argument("SpinTensor: position " + std::to_string(along_) + " is not a group of its own");
   for (const std::string& k : spin_blocks(spaces_, sym_)) {
     const Shape shape = block_shape(dims_, spaces_, sym_, k);
-    const Mapping map = along_ >= 0 && ctx.nranks() > 1 ? Mapping{{ctx.nranks()}, {Range{along_, along_ + 1}}}
-                                                         : ctx.default_mapping(shape);
+    const Mapping map = along_ >= 0 ? Mapping::along(ctx.nranks(), along_, along_ + 1) : ctx.default_mapping(shape);
     blocks_.emplace(k, Tensor(ctx, shape, map, name_ + "(" + k + ")"));
   }
 }

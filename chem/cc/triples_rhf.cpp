@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "chem/cc/triples.hpp"
+#include "chem/cc/triples_local.hpp"
 
 namespace cyclocc::cc {
 
@@ -45,17 +46,9 @@ ClosedShell local_copies(const MoIntegrals& mo, const Amplitudes& t) {
   s.G = tensor::spatial_array(mo.ovvv);
   s.K = tensor::spatial_array(mo.ooov);
   s.J = tensor::spatial_array(mo.oovv);
-  const std::vector<double> t2 = tensor::spatial_array(t.t2);  // [a][b][i][j]
-  const std::vector<double> t1 = tensor::spatial_array(t.t1);  // [a][i]
   const std::size_t o = s.o, v = s.v;
-  s.T2.resize(t2.size());
-  for (std::size_t a = 0; a < v; ++a)
-    for (std::size_t b = 0; b < v; ++b)
-      for (std::size_t i = 0; i < o; ++i)
-        for (std::size_t j = 0; j < o; ++j) s.T2[((i * o + j) * v + a) * v + b] = t2[((a * v + b) * o + i) * o + j];
-  s.T1.resize(t1.size());
-  for (std::size_t a = 0; a < v; ++a)
-    for (std::size_t i = 0; i < o; ++i) s.T1[i * v + a] = t1[a * o + i];
+  s.T2 = transposed(tensor::spatial_array(t.t2), v * v, o * o);  // [a][b][i][j] -> [i][j][a][b]
+  s.T1 = transposed(tensor::spatial_array(t.t1), v, o);          // [a][i] -> [i][a]
   s.eo = mo.eps_occ[0].data();
   s.ev = mo.eps_vir[0].data();
   return s;

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "chem/cc/triples.hpp"
+#include "chem/cc/triples_local.hpp"
 
 namespace cyclocc::cc {
 
@@ -71,20 +72,12 @@ SpinArrays spin_arrays(const MoIntegrals& mo, const Amplitudes& t) {
   s.Q = unpacked_blocks(mo.ooov, "jkma");
   s.J = unpacked_blocks(mo.oovv, "jkbc");
   for (auto& [key, a] : unpacked_blocks(t.t2, "abij")) {  // [a][b][i][j] -> [i][j][a][b]
-    const std::size_t na = s.v[key[0] == 'b'], nb = s.v[key[1] == 'b'], ni = s.o[key[2] == 'b'],
-                      nj = s.o[key[3] == 'b'];
-    std::vector<double>& out = s.T2[key];
-    out.resize(a.size());
-    for (std::size_t p = 0; p < na; ++p)
-      for (std::size_t q = 0; q < nb; ++q)
-        for (std::size_t i = 0; i < ni; ++i)
-          for (std::size_t j = 0; j < nj; ++j) out[((i * nj + j) * na + p) * nb + q] = a[((p * nb + q) * ni + i) * nj + j];
+    const std::size_t ab = std::size_t(s.v[key[0] == 'b']) * s.v[key[1] == 'b'];
+    s.T2[key] = transposed(a, ab, ab ? a.size() / ab : 0);
   }
   for (auto& [key, a] : unpacked_blocks(t.t1, "ai")) {  // [a][i] -> [i][a]
     const int x = key[0] == 'b';
-    s.T1[x].resize(a.size());
-    for (int p = 0; p < s.v[x]; ++p)
-      for (int i = 0; i < s.o[x]; ++i) s.T1[x][std::size_t(i) * s.v[x] + p] = a[std::size_t(p) * s.o[x] + i];
+    s.T1[x] = transposed(a, s.v[x], s.o[x]);
   }
   return s;
 }
