@@ -3,6 +3,7 @@
 #include "tensor/remap.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <stdexcept>
@@ -219,6 +220,36 @@ void merge_trailing(std::vector<BlockTerms>& blocks) {
   }
 }
 
+// How many elements ahead the gathering loops prefetch: their reads and
+// writes jump through memory in patterns too short for the hardware to
+// predict, and waiting for each cache line in turn is most of their time.
+constexpr std::size_t kAhead = 8;
+
+// Each combination of the innermost block makes its own element of Y, so the
+// combinations may run in any order (the sum per element keeps its order, and
+// so does the result). In the order of their offsets into the larger of X
+// and Y (by their first term in X), the loop walks that tensor forwards and
+// jumps only inside the smaller one.
+void walk_larger_in_order(BlockTerms& bt, bool by_x) {
+  const std::size_t n = bt.yoff.size();
+  auto key = [&](std::size_t i) {
+    if (!by_x) return bt.yoff[i];
+    return bt.start[i] < bt.start[i + 1] ? bt.xoff[bt.start[i]] : std::numeric_limits<std::int64_t>::max();
+  };
+  std::vector<std::size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+  BlockTerms s;
+  for (std::size_t i : idx) {
+    s.yoff.push_back(bt.yoff[i]);
+    s.start.push_back(static_cast<std::int32_t>(s.xoff.size()));
+    s.xoff.insert(s.xoff.end(), bt.xoff.begin() + bt.start[i], bt.xoff.begin() + bt.start[i + 1]);
+    s.coef.insert(s.coef.end(), bt.coef.begin() + bt.start[i], bt.coef.begin() + bt.start[i + 1]);
+  }
+  s.start.push_back(static_cast<std::int32_t>(s.xoff.size()));
+  bt = std::move(s);
+}
+
 struct Term {
   std::int64_t xoff;
   double coef;
@@ -301,6 +332,10 @@ void accumulate_gather(const Gather& g, std::int64_t yoff, const std::vector<Ter
     return;
   }
   for (std::size_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) {
+      for (const Term& o : outer) __builtin_prefetch(xd + o.xoff + g.x[i + kAhead]);
+      __builtin_prefetch(y + g.y[i + kAhead], 1);
+    }
     double s = 0;
     for (const Term& o : outer) s += o.coef * g.c[i] * xd[o.xoff + g.x[i]];
     y[g.y[i]] += alpha * s;
@@ -324,6 +359,10 @@ void accumulate(const std::vector<BlockTerms>& blocks, const Inner& inner, std::
   std::vector<Term> next;
   for (std::size_t i = 0; i < n; ++i) {
     if (last) {
+      if (i + kAhead < n)
+        for (const Term& o : outer)
+          for (std::int32_t e = bt.start[i + kAhead]; e < bt.start[i + kAhead + 1]; ++e)
+            __builtin_prefetch(xd + o.xoff + bt.xoff[e]);
       double s = 0;
       for (const Term& o : outer)
         for (std::int32_t e = bt.start[i]; e < bt.start[i + 1]; ++e) s += o.coef * bt.coef[e] * xd[o.xoff + bt.xoff[e]];
@@ -360,7 +399,10 @@ void relabel_at(const Tensor& Xt, const Layout& X, const Layout& Y, double* ydat
   for (const Block& b : blocks) terms.push_back(block_terms(X, Y, q, b, at));
   merge_trailing(terms);
   Inner inner{run_of(terms.back()), {}};
-  if (!inner.run.plain) inner.gather = gather_of(terms.back());
+  if (!inner.run.plain) {
+    walk_larger_in_order(terms.back(), X.local_size() > Y.local_size());
+    inner.gather = gather_of(terms.back());
+  }
   accumulate(terms, inner, 0, 0, {Term{0, 1.0}}, Xt.data().data(), ydata, alpha);
 }
 

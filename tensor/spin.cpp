@@ -582,24 +582,58 @@ const SpinExpansion& cached_expansion(const std::vector<Operand>& ops, const Spi
 
 bool empty_block(const Tensor& t) { return t.shape().packed_size() == 0; }
 
+// In a restricted calculation, an operand block filled from its flipped
+// partner is read as that partner instead (relabelled, with the flip's sign):
+// nothing is filled, and the contraction reads the data where it is kept. The
+// all-alpha block, a sum of mixed ones, is still filled.
+void read_partner(const SpinTensor& T, std::string& block, std::string& labels, double& coef) {
+  if (!T.derived(block) || block == std::string(block.size(), 'a')) return;
+  const Flip f = flip_of(block, T.sym());
+  std::string partner_labels;
+  for (char p : f.order) partner_labels += labels[p - 'a'];
+  block = f.key;
+  labels = partner_labels;
+  coef *= f.sign;
+}
+
+// The terms of one output block with every derived operand block read
+// through its partner; terms that become equal are added.
+std::vector<BlockTerm> through_partners(const std::vector<BlockTerm>& terms, const SpinTensor& A,
+                                        const SpinTensor* B, const std::string& lc) {
+  std::vector<BlockTerm> out;
+  for (BlockTerm t : terms) {
+    read_partner(A, t.ablock, t.la, t.coef);
+    if (B) read_partner(*B, t.bblock, t.lb, t.coef);
+    canonical_names(t, lc);
+    auto same = std::find_if(out.begin(), out.end(), [&](const BlockTerm& u) {
+      return u.ablock == t.ablock && u.la == t.la && u.bblock == t.bblock && u.lb == t.lb;
+    });
+    if (same != out.end()) same->coef += t.coef;
+    else out.push_back(t);
+  }
+  out.erase(std::remove_if(out.begin(), out.end(), [](const BlockTerm& t) { return t.coef == 0; }), out.end());
+  return out;
+}
+
 }  // namespace
 
 void contract(double alpha, const SpinTensor& A, const std::string& la, const SpinTensor& B, const std::string& lb,
               double beta, SpinTensor& C, const std::string& lc) {
   if (beta != 1.0) C.scale(beta);
   const auto& e = cached_expansion({{&A, la}, {&B, lb}}, C, lc);
+  std::map<std::string, std::vector<BlockTerm>> read;
   std::set<std::string> a_used, b_used;
   for (const auto& [cblock, terms] : e.terms)
     if (!C.derived(cblock))
-      for (const BlockTerm& t : terms) {
+      for (const BlockTerm& t : read[cblock] = through_partners(terms, A, &B, lc)) {
         a_used.insert(t.ablock);
         b_used.insert(t.bblock);
       }
   A.ensure_derived(a_used);
   B.ensure_derived(b_used);
-  for (const auto& [cblock, terms] : e.terms) {
+  for (const auto& [cblock, terms] : read) {
     Tensor& Z = C.blocks_.at(cblock);
-    if (empty_block(Z) || C.derived(cblock)) continue;
+    if (empty_block(Z)) continue;
     for (const BlockTerm& t : terms) {
       const Tensor& X = A.blocks_.at(t.ablock);
       const Tensor& Y = B.blocks_.at(t.bblock);
@@ -613,14 +647,15 @@ void contract(double alpha, const SpinTensor& A, const std::string& la, const Sp
 void sum(double alpha, const SpinTensor& A, const std::string& la, double beta, SpinTensor& B, const std::string& lb) {
   if (beta != 1.0) B.scale(beta);
   const auto& e = cached_expansion({{&A, la}}, B, lb);
+  std::map<std::string, std::vector<BlockTerm>> read;
   std::set<std::string> a_used;
   for (const auto& [bblock, terms] : e.terms)
     if (!B.derived(bblock))
-      for (const BlockTerm& t : terms) a_used.insert(t.ablock);
+      for (const BlockTerm& t : read[bblock] = through_partners(terms, A, nullptr, lb)) a_used.insert(t.ablock);
   A.ensure_derived(a_used);
-  for (const auto& [bblock, terms] : e.terms) {
+  for (const auto& [bblock, terms] : read) {
     Tensor& Z = B.blocks_.at(bblock);
-    if (empty_block(Z) || B.derived(bblock)) continue;
+    if (empty_block(Z)) continue;
     for (const BlockTerm& t : terms) {
       const Tensor& X = A.blocks_.at(t.ablock);
       if (empty_block(X)) continue;

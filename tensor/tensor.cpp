@@ -295,19 +295,20 @@ std::vector<double> Tensor::export_slab() const {
   const Layout& L = *layout_;
   const int P = ctx().nranks();
   std::vector<std::int64_t> counts(P, 0);
-  std::vector<double> send;
+  const std::vector<double> none;
   if (L.first_replica()) {
-    // Local order is canonical order, so each destination's part is sorted.
+    // Local order is canonical order: the data goes out as it is, each
+    // destination's part sorted; only the counts are needed.
     const auto parts = canonical_parts(L);
-    send.reserve(data_.size());
+    std::vector<std::int64_t> begin(P + 1);
+    for (int r = 0; r <= P; ++r) begin[r] = slab_begin(r);
     std::vector<std::int64_t> u(L.comps().size(), 0);
     int dest = 0;
     for (std::size_t i = 0; i < data_.size(); ++i) {
       std::int64_t k = 0;
       for (std::size_t c = 0; c < u.size(); ++c) k += parts[c][u[c]];
-      while (dest + 1 < P && k >= slab_begin(dest + 1)) ++dest;
+      while (dest + 1 < P && k >= begin[dest + 1]) ++dest;
       ++counts[dest];
-      send.push_back(data_[i]);
       for (int c = static_cast<int>(u.size()) - 1; c >= 0; --c) {
         if (++u[c] < L.extent()[c]) break;
         u[c] = 0;
@@ -315,7 +316,7 @@ std::vector<double> Tensor::export_slab() const {
     }
   }
   std::vector<std::int64_t> rc;
-  const auto recv = ctx().comm().alltoallv(send, counts, rc);
+  const auto recv = ctx().comm().alltoallv(L.first_replica() ? data_ : none, counts, rc);
   std::vector<std::int64_t> next(P, 0);
   for (int s = 1; s < P; ++s) next[s] = next[s - 1] + rc[s - 1];
   const std::int64_t b = slab_begin(ctx().rank()), e = slab_begin(ctx().rank() + 1);
