@@ -3,6 +3,7 @@
 #include "tensor/remap.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -381,6 +382,44 @@ void accumulate(const std::vector<BlockTerms>& blocks, const Inner& inner, std::
 
 namespace {
 
+// What a relabel between two layouts does, worked out once: the blocks'
+// combinations and how the innermost block runs.
+struct Program {
+  std::vector<BlockTerms> terms;
+  Inner inner;
+};
+
+Program program_of(const Layout& X, const Layout& Y, const std::vector<int>& q, const std::vector<Block>& blocks,
+                   const Offsets& at) {
+  Program p;
+  for (const Block& b : blocks) p.terms.push_back(block_terms(X, Y, q, b, at));
+  merge_trailing(p.terms);
+  p.inner.run = run_of(p.terms.back());
+  if (!p.inner.run.plain) {
+    walk_larger_in_order(p.terms.back(), X.local_size() > Y.local_size());
+    p.inner.gather = gather_of(p.terms.back());
+    if (p.inner.gather.single) p.terms.back() = BlockTerms{};  // the gather holds it all
+  }
+  return p;
+}
+
+// The program for these layouts, positions and offset parts, kept in the
+// context: the layouts and the offset parts are the context's own cached
+// objects, so their addresses name them for its lifetime.
+const Program& cached_program(Context& ctx, const Layout& X, const Layout& Y, const std::vector<int>& q,
+                              const std::vector<Block>& blocks, const Offsets& at) {
+  char key[128];
+  std::snprintf(key, sizeof key, "relabel|%p|%p|%p|%p|", static_cast<const void*>(&X), static_cast<const void*>(&Y),
+                static_cast<const void*>(at.x), static_cast<const void*>(at.y));
+  std::string k = key;
+  for (int x : q) k += std::to_string(x) + ",";
+  auto& cache = ctx.extensions();
+  auto it = cache.find(k);
+  if (it == cache.end())
+    it = cache.emplace(k, std::make_shared<const Program>(program_of(X, Y, q, blocks, at))).first;
+  return *std::static_pointer_cast<const Program>(it->second);
+}
+
 void relabel_at(const Tensor& Xt, const Layout& X, const Layout& Y, double* ydata, const std::vector<int>& q,
                 double alpha, const Offsets& at) {
   if (!(X.mapping() == Y.mapping())) throw std::invalid_argument("relabel: mappings differ");
@@ -395,15 +434,8 @@ void relabel_at(const Tensor& Xt, const Layout& X, const Layout& Y, double* ydat
     ydata[0] += alpha * Xt.data()[0];
     return;
   }
-  std::vector<BlockTerms> terms;
-  for (const Block& b : blocks) terms.push_back(block_terms(X, Y, q, b, at));
-  merge_trailing(terms);
-  Inner inner{run_of(terms.back()), {}};
-  if (!inner.run.plain) {
-    walk_larger_in_order(terms.back(), X.local_size() > Y.local_size());
-    inner.gather = gather_of(terms.back());
-  }
-  accumulate(terms, inner, 0, 0, {Term{0, 1.0}}, Xt.data().data(), ydata, alpha);
+  const Program& p = cached_program(Xt.ctx(), X, Y, q, blocks, at);
+  accumulate(p.terms, p.inner, 0, 0, {Term{0, 1.0}}, Xt.data().data(), ydata, alpha);
 }
 
 }  // namespace

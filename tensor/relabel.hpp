@@ -27,7 +27,10 @@ void relabel(const Tensor& X, Tensor& Y, const std::vector<int>& q, double alpha
 // in remap.hpp), saving the intermediate tensor and one pass over the data:
 // relabel_into adds the result, laid out as Y, into Z where the parts put
 // each element of Y; relabel_from reads X (of layout X) from Z where the
-// parts put each element of X.
+// parts put each element of X. The layouts must be the context's
+// (Context::layout) and the parts local_offset_parts' own: what a relabel
+// does is worked out once per layouts, positions and parts, and kept in the
+// context under their addresses.
 void relabel_into(const Tensor& X, const Layout& Y, const OffsetParts& y_at, Tensor& Z, const std::vector<int>& q,
                   double alpha);
 void relabel_from(const Tensor& Z, const Layout& X, const OffsetParts& x_at, Tensor& Y, const std::vector<int>& q,
