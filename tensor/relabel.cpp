@@ -348,7 +348,37 @@ void accumulate_gather(const Gather& g, std::int64_t yoff, const std::vector<Ter
 struct Inner {
   Run run;
   Gather gather;
+  std::vector<Gather> slots;  // term s of every combination, one gather per s
 };
+
+// The innermost block's combinations split by term: slot s holds each
+// combination's term s, in the order of the larger tensor's offsets.
+std::vector<Gather> slots_of(const BlockTerms& bt, bool by_x) {
+  std::vector<std::vector<std::pair<std::int64_t, std::int32_t>>> order;  // (sort key, term index)
+  std::vector<std::int64_t> yof;
+  for (std::size_t i = 0; i + 1 < bt.start.size(); ++i)
+    for (std::int32_t e = bt.start[i]; e < bt.start[i + 1]; ++e) {
+      const std::size_t s = static_cast<std::size_t>(e - bt.start[i]);
+      if (order.size() <= s) order.resize(s + 1);
+      order[s].push_back({by_x ? bt.xoff[e] : bt.yoff[i], e});
+    }
+  std::vector<std::int64_t> y_of_term(bt.xoff.size());
+  for (std::size_t i = 0; i + 1 < bt.start.size(); ++i)
+    for (std::int32_t e = bt.start[i]; e < bt.start[i + 1]; ++e) y_of_term[e] = bt.yoff[i];
+  std::vector<Gather> out;
+  for (auto& terms : order) {
+    std::stable_sort(terms.begin(), terms.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    Gather g;
+    g.single = true;
+    for (const auto& [key, e] : terms) {
+      g.y.push_back(y_of_term[e]);
+      g.x.push_back(bt.xoff[e]);
+      g.c.push_back(bt.coef[e]);
+    }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
 
 void accumulate(const std::vector<BlockTerms>& blocks, const Inner& inner, std::size_t level, std::int64_t yoff,
                 const std::vector<Term>& outer, const double* xd, double* yd, double alpha) {
@@ -357,6 +387,11 @@ void accumulate(const std::vector<BlockTerms>& blocks, const Inner& inner, std::
   const bool last = level + 1 == blocks.size();
   if (last && inner.run.plain) return accumulate_run(inner.run, n, yoff, outer, xd, yd, alpha);
   if (last && inner.gather.single) return accumulate_gather(inner.gather, yoff, outer, xd, yd, alpha);
+  if (last && !inner.slots.empty()) {
+    for (const Term& o : outer)
+      for (const Gather& g : inner.slots) accumulate_gather(g, yoff, {o}, xd, yd, alpha);
+    return;
+  }
   std::vector<Term> next;
   for (std::size_t i = 0; i < n; ++i) {
     if (last) {
@@ -398,7 +433,8 @@ Program program_of(const Layout& X, const Layout& Y, const std::vector<int>& q, 
   if (!p.inner.run.plain) {
     walk_larger_in_order(p.terms.back(), X.local_size() > Y.local_size());
     p.inner.gather = gather_of(p.terms.back());
-    if (p.inner.gather.single) p.terms.back() = BlockTerms{};  // the gather holds it all
+    if (!p.inner.gather.single) p.inner.slots = slots_of(p.terms.back(), X.local_size() > Y.local_size());
+    p.terms.back() = BlockTerms{};  // the gathers hold it all
   }
   return p;
 }
