@@ -221,36 +221,6 @@ void merge_trailing(std::vector<BlockTerms>& blocks) {
   }
 }
 
-// How many elements ahead the gathering loops prefetch: their reads and
-// writes jump through memory in patterns too short for the hardware to
-// predict, and waiting for each cache line in turn is most of their time.
-constexpr std::size_t kAhead = 8;
-
-// Each combination of the innermost block makes its own element of Y, so the
-// combinations may run in any order (the sum per element keeps its order, and
-// so does the result). In the order of their offsets into the larger of X
-// and Y (by their first term in X), the loop walks that tensor forwards and
-// jumps only inside the smaller one.
-void walk_larger_in_order(BlockTerms& bt, bool by_x) {
-  const std::size_t n = bt.yoff.size();
-  auto key = [&](std::size_t i) {
-    if (!by_x) return bt.yoff[i];
-    return bt.start[i] < bt.start[i + 1] ? bt.xoff[bt.start[i]] : std::numeric_limits<std::int64_t>::max();
-  };
-  std::vector<std::size_t> idx(n);
-  std::iota(idx.begin(), idx.end(), 0);
-  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
-  BlockTerms s;
-  for (std::size_t i : idx) {
-    s.yoff.push_back(bt.yoff[i]);
-    s.start.push_back(static_cast<std::int32_t>(s.xoff.size()));
-    s.xoff.insert(s.xoff.end(), bt.xoff.begin() + bt.start[i], bt.xoff.begin() + bt.start[i + 1]);
-    s.coef.insert(s.coef.end(), bt.coef.begin() + bt.start[i], bt.coef.begin() + bt.start[i + 1]);
-  }
-  s.start.push_back(static_cast<std::int32_t>(s.xoff.size()));
-  bt = std::move(s);
-}
-
 struct Term {
   std::int64_t xoff;
   double coef;
@@ -260,6 +230,7 @@ struct Term {
 // term, at X offset x0 + i dx with coefficient c, and writes Y offset y0 + i dy.
 struct Run {
   bool plain = false;
+  std::size_t n = 0;
   std::int64_t x0 = 0, dx = 0, y0 = 0, dy = 0;
   double c = 0;
 };
@@ -267,6 +238,7 @@ struct Run {
 Run run_of(const BlockTerms& bt) {
   Run r;
   const std::size_t n = bt.yoff.size();
+  r.n = n;
   if (n < 2 || bt.xoff.size() != n) return r;
   r.x0 = bt.xoff[0];
   r.y0 = bt.yoff[0];
@@ -282,77 +254,46 @@ Run run_of(const BlockTerms& bt) {
   return r;
 }
 
-// The innermost block as a strided run, summing the outer terms per element
-// in the same order as the general loop.
-void accumulate_run(const Run& r, std::size_t n, std::int64_t yoff, const std::vector<Term>& outer, const double* xd,
+// The innermost block as a strided run, summing the outer terms per element.
+void accumulate_run(const Run& r, std::int64_t yoff, const std::vector<Term>& outer, const double* xd,
                     double* yd, double alpha) {
   double* y = yd + yoff + r.y0;
   if (outer.size() == 1) {
     const double a = alpha * outer[0].coef * r.c;
     const double* x = xd + outer[0].xoff + r.x0;
-    for (std::size_t i = 0; i < n; ++i) y[i * r.dy] += a * x[i * r.dx];
+    for (std::size_t i = 0; i < r.n; ++i) y[i * r.dy] += a * x[i * r.dx];
     return;
   }
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < r.n; ++i) {
     double s = 0;
     for (const Term& o : outer) s += o.coef * r.c * xd[o.xoff + r.x0 + static_cast<std::int64_t>(i) * r.dx];
     y[i * r.dy] += alpha * s;
   }
 }
 
-// The innermost block when no combination has more than one term (unpacking,
-// reordering): its nonzero combinations as flat (Y offset, X offset, sign) lists.
+// One pass of the innermost block: flat (Y offset, X offset, sign) lists.
 struct Gather {
-  bool single = false;
   std::vector<std::int64_t> y, x;
   std::vector<double> c;
 };
 
-Gather gather_of(const BlockTerms& bt) {
-  Gather g;
-  for (std::size_t i = 0; i + 1 < bt.start.size(); ++i) {
-    const std::int32_t n = bt.start[i + 1] - bt.start[i];
-    if (n > 1) return Gather{};
-    if (n == 0) continue;
-    g.y.push_back(bt.yoff[i]);
-    g.x.push_back(bt.xoff[bt.start[i]]);
-    g.c.push_back(bt.coef[bt.start[i]]);
-  }
-  g.single = true;
-  return g;
-}
-
-void accumulate_gather(const Gather& g, std::int64_t yoff, const std::vector<Term>& outer, const double* xd,
-                       double* yd, double alpha) {
+// y[g.y[i]] += a * g.c[i] * x[g.x[i]] for every entry of one pass.
+void accumulate_gather(const Gather& g, const double* x, double* y, double a) {
   const std::size_t n = g.y.size();
-  double* y = yd + yoff;
-  if (outer.size() == 1) {
-    const double* x = xd + outer[0].xoff;
-    const double a = alpha * outer[0].coef;
-    for (std::size_t i = 0; i < n; ++i) y[g.y[i]] += a * g.c[i] * x[g.x[i]];
-    return;
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i + kAhead < n) {
-      for (const Term& o : outer) __builtin_prefetch(xd + o.xoff + g.x[i + kAhead]);
-      __builtin_prefetch(y + g.y[i + kAhead], 1);
-    }
-    double s = 0;
-    for (const Term& o : outer) s += o.coef * g.c[i] * xd[o.xoff + g.x[i]];
-    y[g.y[i]] += alpha * s;
-  }
+  for (std::size_t i = 0; i < n; ++i) y[g.y[i]] += a * g.c[i] * x[g.x[i]];
 }
 
-// How the innermost block runs: a strided run, a gather of single terms, or
-// the general loop.
+// How the innermost block runs: a strided run, or one gather per term slot.
 struct Inner {
   Run run;
-  Gather gather;
   std::vector<Gather> slots;  // term s of every combination, one gather per s
 };
 
 // The innermost block's combinations split by term: slot s holds each
-// combination's term s, in the order of the larger tensor's offsets.
+// combination's term s. Each combination makes its own element of Y, so a
+// slot may run in any order: in the order of its offsets into the larger of
+// X and Y, a pass walks that tensor forwards and jumps only inside the
+// block's small part of the other.
 std::vector<Gather> slots_of(const BlockTerms& bt, bool by_x) {
   std::vector<std::vector<std::pair<std::int64_t, std::int32_t>>> order;  // (sort key, term index)
   std::vector<std::int64_t> yof;
@@ -369,7 +310,6 @@ std::vector<Gather> slots_of(const BlockTerms& bt, bool by_x) {
   for (auto& terms : order) {
     std::stable_sort(terms.begin(), terms.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     Gather g;
-    g.single = true;
     for (const auto& [key, e] : terms) {
       g.y.push_back(y_of_term[e]);
       g.x.push_back(bt.xoff[e]);
@@ -380,31 +320,19 @@ std::vector<Gather> slots_of(const BlockTerms& bt, bool by_x) {
   return out;
 }
 
+// Block `level` and those inside it; the innermost block runs as a strided
+// run, a gather, or one gather per term slot (its BlockTerms are emptied).
 void accumulate(const std::vector<BlockTerms>& blocks, const Inner& inner, std::size_t level, std::int64_t yoff,
                 const std::vector<Term>& outer, const double* xd, double* yd, double alpha) {
-  const BlockTerms& bt = blocks[level];
-  const std::size_t n = bt.yoff.size();
-  const bool last = level + 1 == blocks.size();
-  if (last && inner.run.plain) return accumulate_run(inner.run, n, yoff, outer, xd, yd, alpha);
-  if (last && inner.gather.single) return accumulate_gather(inner.gather, yoff, outer, xd, yd, alpha);
-  if (last && !inner.slots.empty()) {
+  if (level + 1 == blocks.size()) {
+    if (inner.run.plain) return accumulate_run(inner.run, yoff, outer, xd, yd, alpha);
     for (const Term& o : outer)
-      for (const Gather& g : inner.slots) accumulate_gather(g, yoff, {o}, xd, yd, alpha);
+      for (const Gather& g : inner.slots) accumulate_gather(g, xd + o.xoff, yd + yoff, alpha * o.coef);
     return;
   }
+  const BlockTerms& bt = blocks[level];
   std::vector<Term> next;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (last) {
-      if (i + kAhead < n)
-        for (const Term& o : outer)
-          for (std::int32_t e = bt.start[i + kAhead]; e < bt.start[i + kAhead + 1]; ++e)
-            __builtin_prefetch(xd + o.xoff + bt.xoff[e]);
-      double s = 0;
-      for (const Term& o : outer)
-        for (std::int32_t e = bt.start[i]; e < bt.start[i + 1]; ++e) s += o.coef * bt.coef[e] * xd[o.xoff + bt.xoff[e]];
-      yd[yoff + bt.yoff[i]] += alpha * s;
-      continue;
-    }
+  for (std::size_t i = 0; i + 1 < bt.start.size(); ++i) {
     next.clear();
     for (const Term& o : outer)
       for (std::int32_t e = bt.start[i]; e < bt.start[i + 1]; ++e)
@@ -430,12 +358,8 @@ Program program_of(const Layout& X, const Layout& Y, const std::vector<int>& q, 
   for (const Block& b : blocks) p.terms.push_back(block_terms(X, Y, q, b, at));
   merge_trailing(p.terms);
   p.inner.run = run_of(p.terms.back());
-  if (!p.inner.run.plain) {
-    walk_larger_in_order(p.terms.back(), X.local_size() > Y.local_size());
-    p.inner.gather = gather_of(p.terms.back());
-    if (!p.inner.gather.single) p.inner.slots = slots_of(p.terms.back(), X.local_size() > Y.local_size());
-    p.terms.back() = BlockTerms{};  // the gathers hold it all
-  }
+  if (!p.inner.run.plain) p.inner.slots = slots_of(p.terms.back(), X.local_size() > Y.local_size());
+  p.terms.back() = BlockTerms{};  // the run or the slots hold it all
   return p;
 }
 
