@@ -271,63 +271,76 @@ void accumulate_run(const Run& r, std::int64_t yoff, const std::vector<Term>& ou
   }
 }
 
-// One pass of the innermost block: flat (Y offset, X offset, sign) lists.
-struct Gather {
-  std::vector<std::int64_t> y, x;
-  std::vector<double> c;
+// One pass of the innermost block: y[y_i] += a * c * x[x_i] with one
+// coefficient c (a sign) for the whole pass, the offsets in 32 bits when
+// they fit (less to read per element).
+struct Pass {
+  double c = 1;
+  std::vector<std::int32_t> y32, x32;
+  std::vector<std::int64_t> y64, x64;
 };
 
-// y[g.y[i]] += a * g.c[i] * x[g.x[i]] for every entry of one pass.
-void accumulate_gather(const Gather& g, const double* x, double* y, double a) {
-  const std::size_t n = g.y.size();
-  for (std::size_t i = 0; i < n; ++i) y[g.y[i]] += a * g.c[i] * x[g.x[i]];
+template <class I>
+void run_pass(const std::vector<I>& ys, const std::vector<I>& xs, const double* x, double* y, double a) {
+  const std::size_t n = ys.size();
+  for (std::size_t i = 0; i < n; ++i) y[ys[i]] += a * x[xs[i]];
 }
 
-// How the innermost block runs: a strided run, or one gather per term slot.
+void accumulate_pass(const Pass& p, const double* x, double* y, double a) {
+  if (p.y64.empty()) run_pass(p.y32, p.x32, x, y, a * p.c);
+  else run_pass(p.y64, p.x64, x, y, a * p.c);
+}
+
+// How the innermost block runs: a strided run, or its passes.
 struct Inner {
   Run run;
-  std::vector<Gather> slots;  // term s of every combination, one gather per s
+  std::vector<Pass> passes;  // term s of every combination, per slot s and sign
 };
 
-// The innermost block's combinations split by term: slot s holds each
-// combination's term s. Each combination makes its own element of Y, so a
-// slot may run in any order: in the order of its offsets into the larger of
-// X and Y, a pass walks that tensor forwards and jumps only inside the
-// block's small part of the other.
-std::vector<Gather> slots_of(const BlockTerms& bt, bool by_x) {
-  std::vector<std::vector<std::pair<std::int64_t, std::int32_t>>> order;  // (sort key, term index)
-  std::vector<std::int64_t> yof;
-  for (std::size_t i = 0; i + 1 < bt.start.size(); ++i)
-    for (std::int32_t e = bt.start[i]; e < bt.start[i + 1]; ++e) {
-      const std::size_t s = static_cast<std::size_t>(e - bt.start[i]);
-      if (order.size() <= s) order.resize(s + 1);
-      order[s].push_back({by_x ? bt.xoff[e] : bt.yoff[i], e});
-    }
+// The innermost block's combinations split by term into passes: term s of
+// every combination that has one, per slot s and coefficient. Each
+// combination makes its own element of Y, so a pass may run in any order: in
+// the order of its offsets into the larger of X and Y, it walks that tensor
+// forwards and jumps only inside the block's small part of the other.
+std::vector<Pass> passes_of(const BlockTerms& bt, bool by_x) {
+  std::map<std::pair<std::size_t, double>, std::vector<std::pair<std::int64_t, std::int32_t>>> order;
   std::vector<std::int64_t> y_of_term(bt.xoff.size());
   for (std::size_t i = 0; i + 1 < bt.start.size(); ++i)
-    for (std::int32_t e = bt.start[i]; e < bt.start[i + 1]; ++e) y_of_term[e] = bt.yoff[i];
-  std::vector<Gather> out;
-  for (auto& terms : order) {
-    std::stable_sort(terms.begin(), terms.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    Gather g;
-    for (const auto& [key, e] : terms) {
-      g.y.push_back(y_of_term[e]);
-      g.x.push_back(bt.xoff[e]);
-      g.c.push_back(bt.coef[e]);
+    for (std::int32_t e = bt.start[i]; e < bt.start[i + 1]; ++e) {
+      y_of_term[e] = bt.yoff[i];
+      const std::size_t slot = static_cast<std::size_t>(e - bt.start[i]);
+      order[{slot, bt.coef[e]}].push_back({by_x ? bt.xoff[e] : bt.yoff[i], e});
     }
-    out.push_back(std::move(g));
+  constexpr std::int64_t kMax32 = std::numeric_limits<std::int32_t>::max();
+  std::vector<Pass> out;
+  for (auto& [key, terms] : order) {
+    std::stable_sort(terms.begin(), terms.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    Pass p;
+    p.c = key.second;
+    bool fits = true;
+    for (const auto& [k, e] : terms) fits = fits && y_of_term[e] <= kMax32 && bt.xoff[e] <= kMax32;
+    for (const auto& [k, e] : terms) {
+      if (fits) {
+        p.y32.push_back(static_cast<std::int32_t>(y_of_term[e]));
+        p.x32.push_back(static_cast<std::int32_t>(bt.xoff[e]));
+      } else {
+        p.y64.push_back(y_of_term[e]);
+        p.x64.push_back(bt.xoff[e]);
+      }
+    }
+    out.push_back(std::move(p));
   }
   return out;
 }
 
 // Block `level` and those inside it; the innermost block runs as a strided
-// run, a gather, or one gather per term slot (its BlockTerms are emptied).
+// run or as its passes (its BlockTerms are emptied).
 void accumulate(const std::vector<BlockTerms>& blocks, const Inner& inner, std::size_t level, std::int64_t yoff,
                 const std::vector<Term>& outer, const double* xd, double* yd, double alpha) {
   if (level + 1 == blocks.size()) {
     if (inner.run.plain) return accumulate_run(inner.run, yoff, outer, xd, yd, alpha);
     for (const Term& o : outer)
-      for (const Gather& g : inner.slots) accumulate_gather(g, xd + o.xoff, yd + yoff, alpha * o.coef);
+      for (const Pass& p : inner.passes) accumulate_pass(p, xd + o.xoff, yd + yoff, alpha * o.coef);
     return;
   }
   const BlockTerms& bt = blocks[level];
@@ -358,8 +371,8 @@ Program program_of(const Layout& X, const Layout& Y, const std::vector<int>& q, 
   for (const Block& b : blocks) p.terms.push_back(block_terms(X, Y, q, b, at));
   merge_trailing(p.terms);
   p.inner.run = run_of(p.terms.back());
-  if (!p.inner.run.plain) p.inner.slots = slots_of(p.terms.back(), X.local_size() > Y.local_size());
-  p.terms.back() = BlockTerms{};  // the run or the slots hold it all
+  if (!p.inner.run.plain) p.inner.passes = passes_of(p.terms.back(), X.local_size() > Y.local_size());
+  p.terms.back() = BlockTerms{};  // the run or the passes hold it all
   return p;
 }
 
