@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "tensor/contract.hpp"
@@ -239,10 +240,11 @@ void Tensor::for_each(const std::function<void(const int*, double)>& f) const {
 double Tensor::dot(const Tensor& o) const {
   if (!(o.shape() == shape())) throw std::invalid_argument("dot: shapes differ");
   const Tensor* other = &o;
-  Tensor moved(ctx(), shape(), mapping());
+  std::optional<Tensor> moved;  // only when the mappings differ
   if (!(o.mapping() == mapping())) {
-    remap(o, moved, identity_perm(order()), 1.0);
-    other = &moved;
+    moved.emplace(ctx(), shape(), mapping());
+    remap(o, *moved, identity_perm(order()), 1.0);
+    other = &*moved;
   }
   double s = 0;
   if (layout_->first_replica())
