@@ -100,7 +100,14 @@ class KeyLocator {
         }
     }
     id_.resize(L.comps().size());
+    // The trailing groups of undistributed components: keys that differ only
+    // in them have the same holders.
+    run_ = 1;
+    for (int g = static_cast<int>(count_.size()) - 1; g >= 0 && L.comps()[comp_of_[g]].phase == 1; --g)
+      run_ *= count_[g];
   }
+  // How many keys from k on (k the current key) share its holders.
+  std::int64_t same_holders(std::int64_t k) const { return run_ - k % run_; }
   void decode(std::int64_t k) {
     std::fill(id_.begin(), id_.end(), 0);
     rank_.assign(count_.size(), 0);
@@ -141,6 +148,7 @@ class KeyLocator {
   std::vector<int> replicas_;
   std::vector<std::int64_t> stride_, count_, group_stride_, id_, rank_;
   std::vector<int> comp_of_;
+  std::int64_t run_ = 1;
 };
 
 }  // namespace
@@ -324,8 +332,14 @@ std::vector<double> Tensor::export_slab() const {
   const std::int64_t b = slab_begin(ctx().rank()), e = slab_begin(ctx().rank() + 1);
   std::vector<double> slab(static_cast<std::size_t>(e - b));
   KeyLocator at(L, ctx().rank());
-  if (b < e) at.decode(b);
-  for (std::int64_t k = b; k < e; ++k, at.step()) slab[k - b] = recv[next[at.first_holder()]++];
+  for (std::int64_t k = b; k < e;) {  // a run of keys with one holder at a time
+    at.decode(k);
+    const std::int64_t n = std::min(e - k, at.same_holders(k));
+    std::int64_t& from = next[at.first_holder()];
+    std::copy(recv.begin() + from, recv.begin() + from + n, slab.begin() + (k - b));
+    from += n;
+    k += n;
+  }
   return slab;
 }
 
