@@ -47,6 +47,16 @@ void Amplitudes::axpy(double alpha, const Amplitudes& x) {
   });
 }
 
+void Amplitudes::multiply(const Amplitudes& f) {
+  each_pair(*this, f, [&](SpinTensor& a, const SpinTensor& b) {
+    for (const auto& k : a.block_keys()) {
+      auto& ad = a.block(k).data();
+      const auto& bd = b.block(k).data();
+      for (std::size_t i = 0; i < ad.size(); ++i) ad[i] *= bd[i];
+    }
+  });
+}
+
 double Amplitudes::dot(const Amplitudes& o) const {
   double s = t1.dot(o.t1) + t2.dot(o.t2);
   if (t3 && o.t3) s += t3->dot(*o.t3);
@@ -57,21 +67,38 @@ double Amplitudes::norm2() const { return std::sqrt(dot(*this)); }
 
 double Amplitudes::norm2_t3() const { return t3 ? t3->norm2() : 0.0; }
 
-void divide_by_denominators(Amplitudes& t, const MoIntegrals& mo) {
+namespace {
+
+// Applies f(denominator, amplitude) to every amplitude of t, the denominator
+// being e_i + e_j + ... - e_a - e_b - ... of its indices and spins.
+template <class F>
+void with_denominators(Amplitudes& t, const MoIntegrals& mo, F&& f) {
   auto spin = [](char c) { return c == 'a' ? 0 : 1; };
-  auto divide = [&](SpinTensor& x, int nv) {
+  auto each = [&](SpinTensor& x, int nv) {
     for (const auto& key : x.block_keys()) {
       x.block(key).transform([&](const int* idx, double& v) {
         double d = 0;
         for (int p = 0; p < nv; ++p) d -= mo.eps_vir[spin(key[p])][idx[p]];
         for (int p = nv; p < 2 * nv; ++p) d += mo.eps_occ[spin(key[p])][idx[p]];
-        v /= d;
+        f(d, v);
       });
     }
   };
-  divide(t.t1, 1);
-  divide(t.t2, 2);
-  if (t.t3) divide(*t.t3, 3);
+  each(t.t1, 1);
+  each(t.t2, 2);
+  if (t.t3) each(*t.t3, 3);
+}
+
+}  // namespace
+
+void divide_by_denominators(Amplitudes& t, const MoIntegrals& mo) {
+  with_denominators(t, mo, [](double d, double& v) { v /= d; });
+}
+
+Amplitudes inverse_denominators(const Amplitudes& like, const MoIntegrals& mo) {
+  Amplitudes r = Amplitudes::zeros_like(like);
+  with_denominators(r, mo, [](double d, double& v) { v = 1.0 / d; });
+  return r;
 }
 
 }  // namespace cyclocc::cc

@@ -19,6 +19,7 @@ struct Amplitudes {
   void set_zero();
   void scale(double alpha);
   void axpy(double alpha, const Amplitudes& x);  // this += alpha * x
+  void multiply(const Amplitudes& f);            // this *= f, element by element
   double dot(const Amplitudes& o) const;         // over all unique (packed) amplitudes
   double norm2() const;
   double norm2_t3() const;
@@ -27,5 +28,8 @@ struct Amplitudes {
 // Divides every amplitude by its denominator:
 // t_i^a /= e_i - e_a, t_ij^ab /= e_i + e_j - e_a - e_b, and likewise for t3.
 void divide_by_denominators(Amplitudes& t, const MoIntegrals& mo);
+// The reciprocals of those denominators, as amplitudes shaped like `like`:
+// the solvers multiply by them every iteration instead of dividing.
+Amplitudes inverse_denominators(const Amplitudes& like, const MoIntegrals& mo);
 
 }  // namespace cyclocc::cc

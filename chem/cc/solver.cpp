@@ -19,10 +19,11 @@ SolverResult solve(const Equations& eq, const MoIntegrals& mo, Amplitudes& t, co
   AmplitudeDiis diis(opt.diis);
   double energy = eq.energy(t);
   Amplitudes next = Amplitudes::zeros_like(t);
+  const Amplitudes inverse = inverse_denominators(t, mo);
   for (int k = 0; k < opt.max_iterations; ++k) {
     const double t0 = now();
     eq.rhs(t, next);
-    divide_by_denominators(next, mo);
+    next.multiply(inverse);  // divided by the denominators
     // The change of every amplitude, before extrapolation.
     Amplitudes change = next;
     change.axpy(-1.0, t);
