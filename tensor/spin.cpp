@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <tuple>
 #include <stdexcept>
 
 namespace cyclocc::tensor {
@@ -596,6 +597,67 @@ void read_partner(const SpinTensor& T, std::string& block, std::string& labels, 
   coef *= f.sign;
 }
 
+// The antisymmetric groups (position lists) of block `spins` of T: indices
+// of one spin-orbital group that have the same spin.
+std::vector<std::vector<int>> block_groups(const SpinTensor& T, const std::string& spins) {
+  std::vector<std::vector<int>> out;
+  for (const auto& g : groups_of(T.sym()))
+    for (char s : {'a', 'b'}) {
+      std::vector<int> same;
+      for (int p : g)
+        if (spins[p] == s) same.push_back(p);
+      if (same.size() > 1) out.push_back(same);
+    }
+  return out;
+}
+
+// Every reordering of the labels inside the antisymmetric groups of a
+// block, with its sign.
+std::vector<std::pair<std::string, int>> reorderings(const std::string& labels,
+                                                     const std::vector<std::vector<int>>& groups) {
+  std::vector<std::pair<std::string, int>> all{{labels, 1}};
+  for (const auto& g : groups) {
+    std::vector<std::pair<std::string, int>> more;
+    std::vector<int> order(g.size());
+    std::iota(order.begin(), order.end(), 0);
+    do {
+      int sign = 1;
+      for (std::size_t x = 0; x < order.size(); ++x)
+        for (std::size_t y = x + 1; y < order.size(); ++y)
+          if (order[x] > order[y]) sign = -sign;
+      for (auto [l, s] : all) {
+        std::string r = l;
+        for (std::size_t k = 0; k < g.size(); ++k) r[g[k]] = l[g[order[k]]];
+        more.push_back({r, s * sign});
+      }
+    } while (std::next_permutation(order.begin(), order.end()));
+    all.swap(more);
+  }
+  return all;
+}
+
+// The term with the labels inside every antisymmetric group of its operand
+// blocks in one canonical order (the smallest after canonical_names), with
+// the sign of that reordering: products that differ only there are the same
+// product and now compare equal.
+void canonical_order(BlockTerm& t, const SpinTensor& A, const SpinTensor* B, const std::string& lc) {
+  const auto as = reorderings(t.la, block_groups(A, t.ablock));
+  const auto bs = B ? reorderings(t.lb, block_groups(*B, t.bblock)) : std::vector<std::pair<std::string, int>>{{t.lb, 1}};
+  BlockTerm best;
+  bool first = true;
+  for (const auto& [la, sa] : as)
+    for (const auto& [lb, sb] : bs) {
+      BlockTerm u = t;
+      u.la = la;
+      u.lb = lb;
+      u.coef = t.coef * sa * sb;
+      canonical_names(u, lc);
+      if (first || std::tie(u.la, u.lb) < std::tie(best.la, best.lb)) best = u;
+      first = false;
+    }
+  t = best;
+}
+
 // The terms of one output block with every derived operand block read
 // through its partner; terms that become equal are added.
 std::vector<BlockTerm> through_partners(const std::vector<BlockTerm>& terms, const SpinTensor& A,
@@ -604,7 +666,7 @@ std::vector<BlockTerm> through_partners(const std::vector<BlockTerm>& terms, con
   for (BlockTerm t : terms) {
     read_partner(A, t.ablock, t.la, t.coef);
     if (B) read_partner(*B, t.bblock, t.lb, t.coef);
-    canonical_names(t, lc);
+    canonical_order(t, A, B, lc);
     auto same = std::find_if(out.begin(), out.end(), [&](const BlockTerm& u) {
       return u.ablock == t.ablock && u.la == t.la && u.bblock == t.bblock && u.lb == t.lb;
     });
