@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <tuple>
 #include <stdexcept>
+#include <tuple>
 
 namespace cyclocc::tensor {
 
