@@ -26,14 +26,19 @@ bool conserves(const std::string& spins) {
   return std::count(spins.begin(), spins.begin() + h, 'a') == std::count(spins.begin() + h, spins.end(), 'a');
 }
 
+// The symmetry flags of block `spins`: indices of one spin-orbital group
+// stay antisymmetric where they have the same spin.
+std::vector<Sym> block_sym(const std::vector<Sym>& sym, const std::string& spins) {
+  std::vector<Sym> s(sym.size(), Sym::NS);
+  for (std::size_t i = 0; i + 1 < sym.size(); ++i)
+    if (sym[i] == Sym::AS && spins[i] == spins[i + 1]) s[i] = Sym::AS;
+  return s;
+}
+
 Shape block_shape(const SpinDims& d, const std::string& spaces, const std::vector<Sym>& sym, const std::string& spins) {
   std::vector<int> lens;
-  std::vector<Sym> s(sym.size(), Sym::NS);
-  for (std::size_t i = 0; i < spaces.size(); ++i) {
-    lens.push_back(d.len(spaces[i], spins[i]));
-    if (i + 1 < spaces.size() && sym[i] == Sym::AS && spins[i] == spins[i + 1]) s[i] = Sym::AS;
-  }
-  return Shape(lens, s);
+  for (std::size_t i = 0; i < spaces.size(); ++i) lens.push_back(d.len(spaces[i], spins[i]));
+  return Shape(lens, block_sym(sym, spins));
 }
 
 }  // namespace
@@ -557,32 +562,6 @@ std::map<std::string, std::vector<BlockTerm>> expand(const std::vector<Operand>&
   return out;
 }
 
-std::string structure_key(const SpinTensor& T, const std::string& l) {
-  std::string k = l + ":" + T.spaces() + ":";
-  for (Sym s : T.sym()) k += static_cast<char>('0' + static_cast<int>(s));
-  return k;
-}
-
-// The expansion of one spin-orbital expression, cached in the Context.
-struct SpinExpansion {
-  std::map<std::string, std::vector<BlockTerm>> terms;
-};
-
-const SpinExpansion& cached_expansion(const std::vector<Operand>& ops, const SpinTensor& C, const std::string& lc) {
-  std::string key = "spin|" + structure_key(C, lc);
-  for (const Operand& op : ops) key += "|" + structure_key(*op.t, op.labels);
-  auto& cache = C.ctx().extensions();
-  auto it = cache.find(key);
-  if (it == cache.end()) {
-    auto e = std::make_shared<SpinExpansion>();
-    e->terms = expand(ops, C, lc);
-    it = cache.emplace(key, e).first;
-  }
-  return *std::static_pointer_cast<const SpinExpansion>(it->second);
-}
-
-bool empty_block(const Tensor& t) { return t.shape().packed_size() == 0; }
-
 // In a restricted calculation, an operand block filled from its flipped
 // partner is read as that partner instead (relabelled, with the flip's sign):
 // nothing is filled, and the contraction reads the data where it is kept. The
@@ -597,17 +576,11 @@ void read_partner(const SpinTensor& T, std::string& block, std::string& labels, 
   coef *= f.sign;
 }
 
-// The antisymmetric groups (position lists) of block `spins` of T: indices
-// of one spin-orbital group that have the same spin.
+// The antisymmetric groups (position lists) of block `spins` of T.
 std::vector<std::vector<int>> block_groups(const SpinTensor& T, const std::string& spins) {
   std::vector<std::vector<int>> out;
-  for (const auto& g : groups_of(T.sym()))
-    for (char s : {'a', 'b'}) {
-      std::vector<int> same;
-      for (int p : g)
-        if (spins[p] == s) same.push_back(p);
-      if (same.size() > 1) out.push_back(same);
-    }
+  for (auto& g : groups_of(block_sym(T.sym(), spins)))
+    if (g.size() > 1) out.push_back(std::move(g));
   return out;
 }
 
@@ -615,25 +588,13 @@ std::vector<std::vector<int>> block_groups(const SpinTensor& T, const std::strin
 // block, with its sign.
 std::vector<std::pair<std::string, int>> reorderings(const std::string& labels,
                                                      const std::vector<std::vector<int>>& groups) {
-  std::vector<std::pair<std::string, int>> all{{labels, 1}};
-  for (const auto& g : groups) {
-    std::vector<std::pair<std::string, int>> more;
-    std::vector<int> order(g.size());
-    std::iota(order.begin(), order.end(), 0);
-    do {
-      int sign = 1;
-      for (std::size_t x = 0; x < order.size(); ++x)
-        for (std::size_t y = x + 1; y < order.size(); ++y)
-          if (order[x] > order[y]) sign = -sign;
-      for (auto [l, s] : all) {
-        std::string r = l;
-        for (std::size_t k = 0; k < g.size(); ++k) r[g[k]] = l[g[order[k]]];
-        more.push_back({r, s * sign});
-      }
-    } while (std::next_permutation(order.begin(), order.end()));
-    all.swap(more);
+  std::vector<std::pair<std::string, int>> out;
+  for (const auto& [perm, sign] : group_permutations(groups, static_cast<int>(labels.size()))) {
+    std::string r(labels.size(), ' ');
+    for (std::size_t i = 0; i < labels.size(); ++i) r[i] = labels[perm[i]];
+    out.push_back({r, sign});
   }
-  return all;
+  return out;
 }
 
 // The term with the labels inside every antisymmetric group of its operand
@@ -677,23 +638,52 @@ std::vector<BlockTerm> through_partners(const std::vector<BlockTerm>& terms, con
   return out;
 }
 
+std::string structure_key(const SpinTensor& T, const std::string& l) {
+  std::string k = l + ":" + T.spaces() + ":";
+  for (Sym s : T.sym()) k += static_cast<char>('0' + static_cast<int>(s));
+  return k;
+}
+
+// The expansion of one spin-orbital expression, cached in the Context: the
+// block terms of every computed output block, with derived operand blocks
+// read through their partners.
+struct SpinExpansion {
+  std::map<std::string, std::vector<BlockTerm>> terms;
+};
+
+const SpinExpansion& cached_expansion(const std::vector<Operand>& ops, const SpinTensor& C, const std::string& lc) {
+  // Which blocks are derived depends on the structure and on `restricted`.
+  std::string key = "spin|" + structure_key(C, lc) + (C.dims().restricted ? "R" : "U");
+  for (const Operand& op : ops) key += "|" + structure_key(*op.t, op.labels) + (op.t->dims().restricted ? "R" : "U");
+  auto& cache = C.ctx().extensions();
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    auto e = std::make_shared<SpinExpansion>();
+    for (const auto& [cblock, terms] : expand(ops, C, lc))
+      if (!C.derived(cblock))
+        e->terms[cblock] = through_partners(terms, *ops[0].t, ops.size() > 1 ? ops[1].t : nullptr, lc);
+    it = cache.emplace(key, e).first;
+  }
+  return *std::static_pointer_cast<const SpinExpansion>(it->second);
+}
+
+bool empty_block(const Tensor& t) { return t.shape().packed_size() == 0; }
+
 }  // namespace
 
 void contract(double alpha, const SpinTensor& A, const std::string& la, const SpinTensor& B, const std::string& lb,
               double beta, SpinTensor& C, const std::string& lc) {
   if (beta != 1.0) C.scale(beta);
   const auto& e = cached_expansion({{&A, la}, {&B, lb}}, C, lc);
-  std::map<std::string, std::vector<BlockTerm>> read;
   std::set<std::string> a_used, b_used;
   for (const auto& [cblock, terms] : e.terms)
-    if (!C.derived(cblock))
-      for (const BlockTerm& t : read[cblock] = through_partners(terms, A, &B, lc)) {
-        a_used.insert(t.ablock);
-        b_used.insert(t.bblock);
-      }
+    for (const BlockTerm& t : terms) {
+      a_used.insert(t.ablock);
+      b_used.insert(t.bblock);
+    }
   A.ensure_derived(a_used);
   B.ensure_derived(b_used);
-  for (const auto& [cblock, terms] : read) {
+  for (const auto& [cblock, terms] : e.terms) {
     Tensor& Z = C.blocks_.at(cblock);
     if (empty_block(Z)) continue;
     for (const BlockTerm& t : terms) {
@@ -709,13 +699,11 @@ void contract(double alpha, const SpinTensor& A, const std::string& la, const Sp
 void sum(double alpha, const SpinTensor& A, const std::string& la, double beta, SpinTensor& B, const std::string& lb) {
   if (beta != 1.0) B.scale(beta);
   const auto& e = cached_expansion({{&A, la}}, B, lb);
-  std::map<std::string, std::vector<BlockTerm>> read;
   std::set<std::string> a_used;
   for (const auto& [bblock, terms] : e.terms)
-    if (!B.derived(bblock))
-      for (const BlockTerm& t : read[bblock] = through_partners(terms, A, nullptr, lb)) a_used.insert(t.ablock);
+    for (const BlockTerm& t : terms) a_used.insert(t.ablock);
   A.ensure_derived(a_used);
-  for (const auto& [bblock, terms] : read) {
+  for (const auto& [bblock, terms] : e.terms) {
     Tensor& Z = B.blocks_.at(bblock);
     if (empty_block(Z)) continue;
     for (const BlockTerm& t : terms) {

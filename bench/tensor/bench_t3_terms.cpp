@@ -13,25 +13,18 @@
 #include <string>
 #include <vector>
 
+#include "bench/tensor/bench_common.hpp"
 #include "parallel/comm.hpp"
 #include "tensor/contract.hpp"
 
 using namespace cyclocc;
+using bench::mk;
+using bench::now;
 using tensor::Shape;
 using tensor::Sym;
 using tensor::Tensor;
 
 namespace {
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-Shape mk(std::vector<int> lens, const std::string& syms) {
-  std::vector<Sym> s;
-  for (char c : syms) s.push_back(c == 'A' ? Sym::AS : Sym::NS);
-  return Shape(std::move(lens), std::move(s));
-}
 
 struct Term {
   const char* what;
