@@ -644,11 +644,83 @@ std::string structure_key(const SpinTensor& T, const std::string& l) {
   return k;
 }
 
+// The term that gives the output element at the flipped-and-reordered
+// position of a self-partner output block (restricted): t with the output
+// labels renamed by the block's own flip (Z(lc) = sign * Z(lc')), every
+// operand block flipped back to spins that match, then read as stored.
+BlockTerm mirror_of(const BlockTerm& t, const SpinTensor& A, const SpinTensor* B, const std::string& lc,
+                    const Flip& self) {
+  std::map<char, char> rename;
+  for (std::size_t i = 0; i < lc.size(); ++i) rename[lc[i]] = lc[self.order[i] - 'a'];
+  auto flipped = [&](const SpinTensor& T, std::string& block, std::string& labels, double& coef) {
+    for (char& c : labels)
+      if (rename.count(c)) c = rename[c];
+    const Flip f = flip_of(block, T.sym());
+    std::string reordered;
+    for (char p : f.order) reordered += labels[p - 'a'];
+    block = f.key;
+    labels = reordered;
+    coef *= f.sign;
+    read_partner(T, block, labels, coef);
+  };
+  BlockTerm u = t;
+  u.coef *= self.sign;
+  flipped(A, u.ablock, u.la, u.coef);
+  if (B) flipped(*B, u.bblock, u.lb, u.coef);
+  canonical_order(u, A, B, lc);
+  return u;
+}
+
+// The terms of one computed output block. When the block is its own flipped
+// partner (restricted T2(abab): Z(abij) = Z(baji)), its terms come in pairs,
+// a term and its mirror image. Only one of each pair is computed, into a
+// scratch X, and the block gets X + sign * X(lc'): half the contractions.
+struct BlockPlan {
+  std::vector<BlockTerm> direct;  // added to the block as they are
+  std::vector<BlockTerm> halves;  // one term of each mirror pair
+  std::string mirror;             // the output labels lc' of the block's own flip
+  int mirror_sign = 1;
+};
+
+BlockPlan plan_block(std::vector<BlockTerm> terms, const SpinTensor& C, const std::string& cblock,
+                     const SpinTensor& A, const SpinTensor* B, const std::string& lc) {
+  BlockPlan plan;
+  const Flip self = flip_of(cblock, C.sym());
+  std::string identity;
+  for (std::size_t p = 0; p < lc.size(); ++p) identity += static_cast<char>('a' + p);
+  // Pairs pay off for contractions only: a sum's terms cost no more than the
+  // scratch copy's passes.
+  if (!B || !C.dims().restricted || self.key != cblock || self.order == identity) {
+    plan.direct = std::move(terms);
+    return plan;
+  }
+  for (char p : self.order) plan.mirror += lc[p - 'a'];
+  plan.mirror_sign = self.sign;
+  std::vector<bool> taken(terms.size(), false);
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    if (taken[i]) continue;
+    taken[i] = true;
+    const BlockTerm u = mirror_of(terms[i], A, B, lc, self);
+    auto same = [&](const BlockTerm& v) {
+      return v.ablock == u.ablock && v.la == u.la && v.bblock == u.bblock && v.lb == u.lb;
+    };
+    std::size_t j = i + 1;
+    while (j < terms.size() && (taken[j] || !same(terms[j]))) ++j;
+    if (j < terms.size() && terms[j].coef == u.coef) {
+      taken[j] = true;
+      plan.halves.push_back(terms[i]);
+    } else {
+      plan.direct.push_back(terms[i]);  // its own mirror image
+    }
+  }
+  return plan;
+}
+
 // The expansion of one spin-orbital expression, cached in the Context: the
 // block terms of every computed output block, with derived operand blocks
-// read through their partners.
+// read through their partners and mirror pairs found.
 struct SpinExpansion {
-  std::map<std::string, std::vector<BlockTerm>> terms;
+  std::map<std::string, BlockPlan> blocks;
 };
 
 const SpinExpansion& cached_expansion(const std::vector<Operand>& ops, const SpinTensor& C, const std::string& lc) {
@@ -659,15 +731,36 @@ const SpinExpansion& cached_expansion(const std::vector<Operand>& ops, const Spi
   auto it = cache.find(key);
   if (it == cache.end()) {
     auto e = std::make_shared<SpinExpansion>();
+    const SpinTensor* B = ops.size() > 1 ? ops[1].t : nullptr;
     for (const auto& [cblock, terms] : expand(ops, C, lc))
       if (!C.derived(cblock))
-        e->terms[cblock] = through_partners(terms, *ops[0].t, ops.size() > 1 ? ops[1].t : nullptr, lc);
+        e->blocks[cblock] = plan_block(through_partners(terms, *ops[0].t, B, lc), C, cblock, *ops[0].t, B, lc);
     it = cache.emplace(key, e).first;
   }
   return *std::static_pointer_cast<const SpinExpansion>(it->second);
 }
 
 bool empty_block(const Tensor& t) { return t.shape().packed_size() == 0; }
+
+// Adds the planned terms of one output block Z (labels lc): `add(t, target)`
+// adds term t into target. Mirror pairs go through one scratch copy.
+template <class Add>
+void run_block(const BlockPlan& plan, Tensor& Z, const std::string& lc, const Add& add) {
+  for (const BlockTerm& t : plan.direct) add(t, Z);
+  if (plan.halves.empty()) return;
+  Tensor X(Z.ctx(), Z.shape(), Z.mapping(), "half of " + Z.name());
+  for (const BlockTerm& t : plan.halves) add(t, X);
+  sum(1.0, X, lc, 1.0, Z, lc);
+  sum(plan.mirror_sign, X, plan.mirror, 1.0, Z, lc);
+}
+
+template <class Used>
+void mark_used(const SpinExpansion& e, const Used& use) {
+  for (const auto& [cblock, plan] : e.blocks) {
+    for (const BlockTerm& t : plan.direct) use(t);
+    for (const BlockTerm& t : plan.halves) use(t);
+  }
+}
 
 }  // namespace
 
@@ -676,22 +769,20 @@ void contract(double alpha, const SpinTensor& A, const std::string& la, const Sp
   if (beta != 1.0) C.scale(beta);
   const auto& e = cached_expansion({{&A, la}, {&B, lb}}, C, lc);
   std::set<std::string> a_used, b_used;
-  for (const auto& [cblock, terms] : e.terms)
-    for (const BlockTerm& t : terms) {
-      a_used.insert(t.ablock);
-      b_used.insert(t.bblock);
-    }
+  mark_used(e, [&](const BlockTerm& t) {
+    a_used.insert(t.ablock);
+    b_used.insert(t.bblock);
+  });
   A.ensure_derived(a_used);
   B.ensure_derived(b_used);
-  for (const auto& [cblock, terms] : e.terms) {
+  for (const auto& [cblock, plan] : e.blocks) {
     Tensor& Z = C.blocks_.at(cblock);
     if (empty_block(Z)) continue;
-    for (const BlockTerm& t : terms) {
+    run_block(plan, Z, lc, [&](const BlockTerm& t, Tensor& target) {
       const Tensor& X = A.blocks_.at(t.ablock);
       const Tensor& Y = B.blocks_.at(t.bblock);
-      if (empty_block(X) || empty_block(Y)) continue;
-      contract(alpha * t.coef, X, t.la, Y, t.lb, 1.0, Z, lc);
-    }
+      if (!empty_block(X) && !empty_block(Y)) contract(alpha * t.coef, X, t.la, Y, t.lb, 1.0, target, lc);
+    });
   }
   C.blocks_written();
 }
@@ -700,17 +791,15 @@ void sum(double alpha, const SpinTensor& A, const std::string& la, double beta, 
   if (beta != 1.0) B.scale(beta);
   const auto& e = cached_expansion({{&A, la}}, B, lb);
   std::set<std::string> a_used;
-  for (const auto& [bblock, terms] : e.terms)
-    for (const BlockTerm& t : terms) a_used.insert(t.ablock);
+  mark_used(e, [&](const BlockTerm& t) { a_used.insert(t.ablock); });
   A.ensure_derived(a_used);
-  for (const auto& [bblock, terms] : e.terms) {
+  for (const auto& [bblock, plan] : e.blocks) {
     Tensor& Z = B.blocks_.at(bblock);
     if (empty_block(Z)) continue;
-    for (const BlockTerm& t : terms) {
+    run_block(plan, Z, lb, [&](const BlockTerm& t, Tensor& target) {
       const Tensor& X = A.blocks_.at(t.ablock);
-      if (empty_block(X)) continue;
-      sum(alpha * t.coef, X, t.la, 1.0, Z, lb);
-    }
+      if (!empty_block(X)) sum(alpha * t.coef, X, t.la, 1.0, target, lb);
+    });
   }
   B.blocks_written();
 }

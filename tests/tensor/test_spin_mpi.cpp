@@ -187,6 +187,48 @@ TEST(Spin, RestrictedMatchesGeneral) {
   check_restricted(0.25, V("mnef", "oovv"), T3("aefimn"), T1("ai"));
 }
 
+// Restricted T2(abab) is its own flipped partner (Z(abij) = Z(baji)): its
+// terms come in mirror pairs, of which only one is computed.
+TEST(Spin, RestrictedMirrorPairsMatchGeneral) {
+  check_restricted(1.0, F("be", "vv"), T2("aeij"), T2("abij"));
+  check_restricted(-1.0, F("mj", "oo"), T2("abim"), T2("abij"));
+  check_restricted(1.0, T1("ei"), V("abej", "vvvo"), T2("abij"));
+  check_restricted(-1.0, T1("am"), V("mbij", "ovoo"), T2("abij"));
+  check_restricted(0.5, T2("abmn"), V("mnij", "oooo"), T2("abij"));
+  check_restricted(1.0, F("me", "ov"), T3("abeijm"), T2("abij"));
+  check_restricted(0.5, V("amef", "vovv"), T3("efbimj"), T2("abij"));
+  check_restricted(-0.5, V("mnie", "ooov"), T3("abemnj"), T2("abij"));
+}
+
+namespace {
+
+// Block contractions issued into Z(abab) by one spin-orbital contraction.
+int contractions_into_abab(bool restricted, double alpha, const Spec& a, const Spec& b, const Spec& c) {
+  Context ctx(world());
+  SpinDims d = dims();
+  d.occ[1] = d.occ[0];
+  d.vir[1] = d.vir[0];
+  d.restricted = restricted;
+  SpinTensor X(ctx, d, a.spaces, a.sym, "X"), Y(ctx, d, b.spaces, b.sym, "Y"), Z(ctx, d, c.spaces, c.sym, "Z");
+  world().stats().clear();
+  contract(alpha, X, a.labels, Y, b.labels, 1.0, Z, c.labels);
+  int n = 0;
+  for (const auto& [op, total] : world().stats().totals())
+    if (op.rfind("contract ", 0) == 0 && op.find("Z(abab)[") != std::string::npos) n += total.calls;
+  return n;
+}
+
+}  // namespace
+
+TEST(Spin, RestrictedMirrorPairsHalveTheContractions) {
+  // The ring term: six spin cases into Z(abab), three mirror pairs.
+  EXPECT_EQ(contractions_into_abab(false, 1.0, T2("aeim"), W("mbej", "ovvo"), T2("abij")), 6);
+  EXPECT_EQ(contractions_into_abab(true, 1.0, T2("aeim"), W("mbej", "ovvo"), T2("abij")), 3);
+  // The particle ladder is its own mirror image: nothing to halve.
+  EXPECT_EQ(contractions_into_abab(false, 0.5, V("abef", "vvvv"), T2("efij"), T2("abij")), 1);
+  EXPECT_EQ(contractions_into_abab(true, 0.5, V("abef", "vvvv"), T2("efij"), T2("abij")), 1);
+}
+
 TEST(Spin, RanksAlongOneIndex) {
   check(1.0, T2("aejk"), V("iebc", "ovvv"), 1.0, Wt("abcijk"));
   check(-1.0, T2("bcim"), V("jkma", "ooov"), 1.0, Wt("abcijk"));
