@@ -180,10 +180,36 @@ void SpinTensor::fill_derived() {
 }
 
 void SpinTensor::ensure_derived() const {
+  add_halves();
   if (!stale_.empty()) ensure_derived(std::set<std::string>(stale_));
 }
 
+Tensor& SpinTensor::half_of(const std::string& spins) {
+  auto it = halves_.find(spins);
+  if (it == halves_.end()) {
+    const Tensor& b = blocks_.at(spins);
+    it = halves_.emplace(spins, Tensor(*ctx_, b.shape(), b.mapping(), "half of " + b.name())).first;
+  }
+  return it->second;
+}
+
+void SpinTensor::add_halves() const {
+  if (halves_.empty()) return;
+  std::string labels;
+  for (int p = 0; p < order(); ++p) labels += static_cast<char>('a' + p);
+  auto& blocks = const_cast<SpinTensor*>(this)->blocks_;
+  for (const auto& [key, X] : halves_) {
+    // Z(abij) = sign * Z(baji): the block's own flip (flip_of gives its order).
+    const Flip f = flip_of(key, sym_);
+    Tensor& Z = blocks.at(key);
+    tensor::sum(1.0, X, labels, 1.0, Z, labels);
+    tensor::sum(f.sign, X, f.order, 1.0, Z, labels);
+  }
+  halves_.clear();
+}
+
 void SpinTensor::ensure_derived(std::set<std::string> keys) const {
+  add_halves();
   if (stale_.empty()) return;
   // What the requested blocks are made from: the all-beta block from the
   // all-alpha one, the all-alpha block from the mixed patterns.
@@ -260,6 +286,7 @@ void SpinTensor::ensure_derived(std::set<std::string> keys) const {
 }
 
 void SpinTensor::flip_symmetrize() {
+  add_halves();
   std::string labels;
   for (int p = 0; p < order(); ++p) labels += static_cast<char>('a' + p);
   const std::map<std::string, Tensor> before = blocks_;
@@ -303,6 +330,7 @@ const Tensor& SpinTensor::block(const std::string& spins) const {
 }
 
 void SpinTensor::set_zero() {
+  halves_.clear();
   for (auto& kv : blocks_) kv.second.set_zero();
 }
 void SpinTensor::set_constant(bool constant) {
@@ -311,6 +339,7 @@ void SpinTensor::set_constant(bool constant) {
 }
 
 void SpinTensor::scale(double alpha) {
+  add_halves();
   for (auto& kv : blocks_)
     if (!stale_.count(kv.first)) kv.second.scale(alpha);
 }
@@ -673,13 +702,12 @@ BlockTerm mirror_of(const BlockTerm& t, const SpinTensor& A, const SpinTensor* B
 
 // The terms of one computed output block. When the block is its own flipped
 // partner (restricted T2(abab): Z(abij) = Z(baji)), its terms come in pairs,
-// a term and its mirror image. Only one of each pair is computed, into a
-// scratch X, and the block gets X + sign * X(lc'): half the contractions.
+// a term and its mirror image. Only one of each pair is computed, into the
+// tensor's pending half X of the block (SpinTensor::half_of), and the block
+// gets X + sign * X(flipped) when it is next read: half the contractions.
 struct BlockPlan {
   std::vector<BlockTerm> direct;  // added to the block as they are
   std::vector<BlockTerm> halves;  // one term of each mirror pair
-  std::string mirror;             // the output labels lc' of the block's own flip
-  int mirror_sign = 1;
 };
 
 BlockPlan plan_block(std::vector<BlockTerm> terms, const SpinTensor& C, const std::string& cblock,
@@ -694,8 +722,6 @@ BlockPlan plan_block(std::vector<BlockTerm> terms, const SpinTensor& C, const st
     plan.direct = std::move(terms);
     return plan;
   }
-  for (char p : self.order) plan.mirror += lc[p - 'a'];
-  plan.mirror_sign = self.sign;
   std::vector<bool> taken(terms.size(), false);
   for (std::size_t i = 0; i < terms.size(); ++i) {
     if (taken[i]) continue;
@@ -742,18 +768,6 @@ const SpinExpansion& cached_expansion(const std::vector<Operand>& ops, const Spi
 
 bool empty_block(const Tensor& t) { return t.shape().packed_size() == 0; }
 
-// Adds the planned terms of one output block Z (labels lc): `add(t, target)`
-// adds term t into target. Mirror pairs go through one scratch copy.
-template <class Add>
-void run_block(const BlockPlan& plan, Tensor& Z, const std::string& lc, const Add& add) {
-  for (const BlockTerm& t : plan.direct) add(t, Z);
-  if (plan.halves.empty()) return;
-  Tensor X(Z.ctx(), Z.shape(), Z.mapping(), "half of " + Z.name());
-  for (const BlockTerm& t : plan.halves) add(t, X);
-  sum(1.0, X, lc, 1.0, Z, lc);
-  sum(plan.mirror_sign, X, plan.mirror, 1.0, Z, lc);
-}
-
 template <class Used>
 void mark_used(const SpinExpansion& e, const Used& use) {
   for (const auto& [cblock, plan] : e.blocks) {
@@ -778,11 +792,13 @@ void contract(double alpha, const SpinTensor& A, const std::string& la, const Sp
   for (const auto& [cblock, plan] : e.blocks) {
     Tensor& Z = C.blocks_.at(cblock);
     if (empty_block(Z)) continue;
-    run_block(plan, Z, lc, [&](const BlockTerm& t, Tensor& target) {
+    auto add = [&](const BlockTerm& t, Tensor& target) {
       const Tensor& X = A.blocks_.at(t.ablock);
       const Tensor& Y = B.blocks_.at(t.bblock);
       if (!empty_block(X) && !empty_block(Y)) contract(alpha * t.coef, X, t.la, Y, t.lb, 1.0, target, lc);
-    });
+    };
+    for (const BlockTerm& t : plan.direct) add(t, Z);
+    for (const BlockTerm& t : plan.halves) add(t, C.half_of(cblock));
   }
   C.blocks_written();
 }
@@ -796,10 +812,10 @@ void sum(double alpha, const SpinTensor& A, const std::string& la, double beta, 
   for (const auto& [bblock, plan] : e.blocks) {
     Tensor& Z = B.blocks_.at(bblock);
     if (empty_block(Z)) continue;
-    run_block(plan, Z, lb, [&](const BlockTerm& t, Tensor& target) {
+    for (const BlockTerm& t : plan.direct) {  // a sum has no mirror pairs (plan_block)
       const Tensor& X = A.blocks_.at(t.ablock);
-      if (!empty_block(X)) sum(alpha * t.coef, X, t.la, 1.0, target, lb);
-    });
+      if (!empty_block(X)) sum(alpha * t.coef, X, t.la, 1.0, Z, lb);
+    }
   }
   B.blocks_written();
 }

@@ -116,6 +116,12 @@ class SpinTensor {
   int along_ = -1;
   std::map<std::string, Tensor> blocks_;
   mutable std::set<std::string> stale_;  // derived blocks out of date
+  // Restricted blocks that are their own flipped partner (T2 abab) receive one
+  // term of each mirror pair here; the block gets X + X(flipped) when it is
+  // next read (add_halves), once for all the contractions into it.
+  mutable std::map<std::string, Tensor> halves_;
+  void add_halves() const;
+  Tensor& half_of(const std::string& spins);
 
   friend void contract(double, const SpinTensor&, const std::string&, const SpinTensor&, const std::string&, double,
                        SpinTensor&, const std::string&);

@@ -144,7 +144,14 @@ namespace {
 
 // Restricted (closed-shell) spin tensors: only one block of each flipped pair
 // is computed. Checked against the general path on flip-symmetric inputs.
-void check_restricted(double alpha, const Spec& a, const Spec& b, const Spec& c) {
+struct Term {
+  double alpha;
+  Spec a, b;
+  double beta = 1.0;
+};
+
+void check_restricted(const std::vector<Term>& terms, const Spec& c) {
+  const Spec a = terms.front().a, b = terms.front().b;
   Context ctx(world());
   SpinDims r = dims();
   r.occ[1] = r.occ[0];
@@ -166,14 +173,21 @@ void check_restricted(double alpha, const Spec& a, const Spec& b, const Spec& c)
       Zg(ctx, g, c.spaces, c.sym, "Z", c.along);
   for (auto [from, to] : {std::pair{&Xr, &Xg}, {&Yr, &Yg}, {&Zr, &Zg}})
     for (const auto& k : from->block_keys()) to->block(k).data() = from->block(k).data();
-  contract(alpha, Xr, a.labels, Yr, b.labels, 1.0, Zr, c.labels);
-  contract(alpha, Xg, a.labels, Yg, b.labels, 1.0, Zg, c.labels);
+  for (const Term& t : terms) {
+    if (t.a.spaces != a.spaces || t.b.spaces != b.spaces) throw std::invalid_argument("check_restricted: operands differ");
+    contract(t.alpha, Xr, t.a.labels, Yr, t.b.labels, t.beta, Zr, c.labels);
+    contract(t.alpha, Xg, t.a.labels, Yg, t.b.labels, t.beta, Zg, c.labels);
+  }
   for (const auto& k : Zr.block_keys()) {
     const auto got = Zr.block(k).gather_all(), ref = Zg.block(k).gather_all();
     double err = 0;
     for (std::size_t i = 0; i < got.size(); ++i) err = std::max(err, std::abs(got[i] - ref[i]));
     EXPECT_LT(err, 1e-12) << "block " << k << " of Z[" << c.labels << "] += X[" << a.labels << "] Y[" << b.labels << "]";
   }
+}
+
+void check_restricted(double alpha, const Spec& a, const Spec& b, const Spec& c) {
+  check_restricted({{alpha, a, b}}, c);
 }
 
 }  // namespace
@@ -198,6 +212,17 @@ TEST(Spin, RestrictedMirrorPairsMatchGeneral) {
   check_restricted(1.0, F("me", "ov"), T3("abeijm"), T2("abij"));
   check_restricted(0.5, V("amef", "vovv"), T3("efbimj"), T2("abij"));
   check_restricted(-0.5, V("mnie", "ooov"), T3("abemnj"), T2("abij"));
+}
+
+// The pending halves of several contractions are added once, before the
+// block is scaled or read.
+TEST(Spin, RestrictedMirrorHalvesAddUpAcrossContractions) {
+  check_restricted({{1.0, T2("aeim"), W("mbej", "ovvo")},
+                    {-1.0, T2("ebmj"), W("maei", "ovvo")},
+                    {0.5, T2("aeim"), W("mbej", "ovvo"), 0.5},
+                    {2.0, T2("aeim"), W("mbej", "ovvo"), 0.0}},
+                   T2("abij"));
+  check_restricted({{1.0, T2("aeim"), W("mbej", "ovvo")}, {1.0, T2("aeim"), W("mbej", "ovvo"), -2.0}}, T2("abij"));
 }
 
 namespace {
