@@ -96,12 +96,15 @@ std::string space_difference(const AmplitudeSpace& stored, const AmplitudeSpace&
 
 // ---- amplitude datasets ---------------------------------------------------------
 
-// Calls f(dataset name, block) for every spin block of every amplitude
-// tensor of t: /GROUP/t1_aa, /GROUP/t2_abab, /GROUP/t3_aabaab, ...
+// Calls f(dataset name, block) for every computed spin block of every
+// amplitude tensor of t: /GROUP/t1_aa, /GROUP/t2_abab, /GROUP/t3_aabaab, ...
+// Restricted (RHF) runs keep only the blocks not filled from a flipped
+// partner (SpinTensor::derived): t1_aa, t2_abab, t3_aabaab.
 template <class Amps, class F>
 void each_block(Amps& t, const std::string& group, F&& f) {
   auto blocks = [&](auto& x, const std::string& name) {
-    for (const std::string& key : x.block_keys()) f(name, group + "/" + name + "_" + key, x.block(key));
+    for (const std::string& key : x.block_keys())
+      if (!x.derived(key)) f(name, group + "/" + name + "_" + key, x.block(key));
   };
   blocks(t.t1, "t1");
   blocks(t.t2, "t2");
@@ -187,6 +190,10 @@ void CcCheckpoint::restore(const std::string& method, cc::Amplitudes& t) const {
     const std::int64_t begin = block.slab_begin(rank);
     block.import_slab(r.read_distributed(dataset, begin, block.slab_begin(rank + 1) - begin));
   });
+  // Restricted: the blocks filled from their flipped partners follow.
+  t.t1.blocks_written();
+  t.t2.blocks_written();
+  if (t.t3) t.t3->blocks_written();
 }
 
 double CcCheckpoint::save(const std::string& method, const cc::Amplitudes& t, const CcProgress& progress) {

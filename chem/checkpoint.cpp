@@ -25,7 +25,9 @@ static_assert(std::is_same_v<hid_t, std::int64_t>, "hid_t is stored as int64_t i
 namespace {
 
 constexpr const char* kFormatName = "cyclocc checkpoint";
-constexpr const char* kChecksumName = "fnv1a64-indexed-sum";
+// The checksum_algorithm names, by ChecksumKind.
+constexpr const char* kFnvChecksumName = "fnv1a64-indexed-sum";
+constexpr const char* kMixChecksumName = "splitmix64-indexed-sum";
 
 // ---- small HDF5 helpers --------------------------------------------------
 
@@ -103,24 +105,37 @@ std::uint64_t fnv1a_word(std::uint64_t h, std::uint64_t word) {
   return h;
 }
 
+// The finaliser of SplitMix64 (Steele, Lea and Flood, OOPSLA 2014, with the
+// constants of Stafford's variant 13): a bijection of 64-bit words.
+std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+constexpr std::uint64_t kGolden = 0x9e3779b97f4a7c15ull;
+
 template <class T>
-std::uint64_t checksum_of(const T* values, std::int64_t count, std::int64_t first) {
+std::uint64_t checksum_of(const T* values, std::int64_t count, std::int64_t first,
+                          ChecksumKind kind = ChecksumKind::Mix64) {
   std::uint64_t sum = 0;
   for (std::int64_t i = 0; i < count; ++i) {
     std::uint64_t bits;
     std::memcpy(&bits, &values[i], sizeof bits);
-    sum += fnv1a_word(fnv1a_word(kFnvOffset, static_cast<std::uint64_t>(first + i)), bits);
+    const auto index = static_cast<std::uint64_t>(first + i);
+    sum += kind == ChecksumKind::Mix64 ? mix64(bits + mix64(index + kGolden))
+                                       : fnv1a_word(fnv1a_word(kFnvOffset, index), bits);
   }
   return sum;
 }
 
 }  // namespace
 
-std::uint64_t checksum_piece(const double* values, std::int64_t count, std::int64_t first) {
-  return checksum_of(values, count, first);
+std::uint64_t checksum_piece(const double* values, std::int64_t count, std::int64_t first, ChecksumKind kind) {
+  return checksum_of(values, count, first, kind);
 }
-std::uint64_t checksum_piece(const std::int64_t* values, std::int64_t count, std::int64_t first) {
-  return checksum_of(values, count, first);
+std::uint64_t checksum_piece(const std::int64_t* values, std::int64_t count, std::int64_t first,
+                             ChecksumKind kind) {
+  return checksum_of(values, count, first, kind);
 }
 
 std::string checkpoint_temp_path(const std::string& path) { return path + ".tmp"; }
@@ -228,6 +243,18 @@ CheckpointReader::CheckpointReader(const par::Comm& comm, std::string path)
     fail(path_, "format version " + std::to_string(version) + ", this program reads version " +
                     std::to_string(kCheckpointFormatVersion));
   }
+  std::string algorithm;
+  try {
+    algorithm = read_string("/", "checksum_algorithm");
+  } catch (const CheckpointError&) {
+  }
+  if (algorithm == kFnvChecksumName) checksum_ = ChecksumKind::Fnv1a;
+  else if (algorithm == kMixChecksumName) checksum_ = ChecksumKind::Mix64;
+  else {
+    H5Fclose(file_);
+    file_ = -1;
+    fail(path_, "unknown checksum_algorithm '" + algorithm + "'");
+  }
 }
 
 CheckpointReader::~CheckpointReader() {
@@ -332,13 +359,13 @@ std::uint64_t stored_checksum(hid_t ds) {
 
 template <class T>
 std::vector<T> read_whole(const par::Comm& comm, hid_t file, const std::string& path,
-                          const std::string& name, std::int64_t n) {
+                          const std::string& name, std::int64_t n, ChecksumKind kind) {
   std::vector<T> values(static_cast<std::size_t>(n));
   Handle ds(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
   bool ok = ds.ok() && (n == 0 || H5Dread(ds.get(), native_type<T>(), H5S_ALL, H5S_ALL,
                                           H5P_DEFAULT, values.data()) >= 0);
   if (comm.any(!ok)) fail(path, "cannot read dataset " + name + " (truncated or corrupt file)");
-  bool good = stored_checksum(ds.get()) == checksum_of(values.data(), n, 0);
+  bool good = stored_checksum(ds.get()) == checksum_of(values.data(), n, 0, kind);
   if (comm.any(!good)) fail(path, "checksum mismatch in dataset " + name + " (corrupt file)");
   return values;
 }
@@ -346,11 +373,11 @@ std::vector<T> read_whole(const par::Comm& comm, hid_t file, const std::string& 
 }  // namespace
 
 std::vector<double> CheckpointReader::read_array(const std::string& dataset) const {
-  return read_whole<double>(comm_, file_, path_, dataset, product(shape(dataset)));
+  return read_whole<double>(comm_, file_, path_, dataset, product(shape(dataset)), checksum_);
 }
 
 std::vector<std::int64_t> CheckpointReader::read_int_array(const std::string& dataset) const {
-  return read_whole<std::int64_t>(comm_, file_, path_, dataset, product(shape(dataset)));
+  return read_whole<std::int64_t>(comm_, file_, path_, dataset, product(shape(dataset)), checksum_);
 }
 
 namespace {
@@ -417,7 +444,7 @@ std::vector<double> CheckpointReader::read_distributed(const std::string& datase
                                   dxpl.get(), values.data()) >= 0;
   if (comm_.any(!ok)) fail(path_, "cannot read dataset " + dataset + " (truncated or corrupt file)");
   values.resize(static_cast<std::size_t>(count));
-  std::uint64_t sum = total_checksum(comm_, checksum_of(values.data(), count, offset));
+  std::uint64_t sum = total_checksum(comm_, checksum_of(values.data(), count, offset, checksum_));
   if (comm_.any(sum != stored_checksum(ds.get())))
     fail(path_, "checksum mismatch in dataset " + dataset + " (corrupt file)");
   return values;
@@ -493,7 +520,7 @@ CheckpointWriter::CheckpointWriter(const par::Comm& comm, std::string path)
   set_string("/", "format", kFormatName);
   set_int("/", "format_version", kCheckpointFormatVersion);
   set_string("/", "creator", std::string("cyclocc ") + CYCLOCC_VERSION);
-  set_string("/", "checksum_algorithm", kChecksumName);
+  set_string("/", "checksum_algorithm", kMixChecksumName);
 }
 
 void CheckpointWriter::close_file() {

@@ -68,13 +68,22 @@ CheckpointIdentity checkpoint_identity(const input::Input& in, const Basis& basi
 // "basis differs (sto-3g in the checkpoint, cc-pvdz in the input)".
 std::string identity_mismatch(const CheckpointIdentity& stored, const CheckpointIdentity& wanted);
 
+// How a dataset's checksum hashes one element (the file's root attribute
+// checksum_algorithm names it; see docs/checkpoint.md). Writers use Mix64;
+// readers verify whichever the file names.
+enum class ChecksumKind { Fnv1a, Mix64 };
+
 // The checksum of a piece of a 1-D array of 8-byte values whose first element
-// has global index `first`: the sum modulo 2^64 over the elements of
-// FNV-1a-64 (Fowler, Noll, Vo) of the 8 little-endian bytes of the global
-// index followed by the 8 little-endian bytes of the value. Sums of pieces
-// add up to the checksum of the whole, whatever the distribution.
-std::uint64_t checksum_piece(const double* values, std::int64_t count, std::int64_t first);
-std::uint64_t checksum_piece(const std::int64_t* values, std::int64_t count, std::int64_t first);
+// has global index `first`: the sum modulo 2^64 over the elements of a hash of
+// (global index, value bits). Mix64: m(v + m(i + 0x9e3779b97f4a7c15)) with m
+// the SplitMix64 finaliser, a bijection of v for each i, so any change of one
+// element changes the sum. Fnv1a (files written before): FNV-1a-64 of the 8
+// little-endian bytes of i followed by those of v. Sums of pieces add up to
+// the checksum of the whole, whatever the distribution.
+std::uint64_t checksum_piece(const double* values, std::int64_t count, std::int64_t first,
+                             ChecksumKind kind = ChecksumKind::Mix64);
+std::uint64_t checksum_piece(const std::int64_t* values, std::int64_t count, std::int64_t first,
+                             ChecksumKind kind = ChecksumKind::Mix64);
 
 // Reads a checkpoint, opened read-only (it is never modified through this).
 class CheckpointReader {
@@ -115,6 +124,7 @@ class CheckpointReader {
   const par::Comm& comm_;
   std::string path_;
   std::int64_t file_ = -1;  // hid_t
+  ChecksumKind checksum_ = ChecksumKind::Mix64;
 };
 
 // Writes a new checkpoint to PATH.tmp; commit() puts it in place.

@@ -166,6 +166,40 @@ TEST_F(CcCheckpointTest, EveryBlockOfEveryAmplitudeRoundTripsExactly) {
   }
 }
 
+// Restricted amplitudes store only their computed blocks (t1_aa, t2_abab,
+// t3_aabaab); the others are rebuilt from them on restore.
+TEST_F(CcCheckpointTest, RestrictedAmplitudesKeepTheirComputedBlocksAndRebuildTheRest) {
+  tensor::Context tctx(comm());
+  tensor::SpinDims d = dims(3);
+  d.vir[1] = d.vir[0];
+  d.restricted = true;
+  auto fill_computed = [](cc::Amplitudes& t, std::uint64_t seed) {
+    for (tensor::SpinTensor* x : {&t.t1, &t.t2, &*t.t3}) {
+      for (const auto& key : x->block_keys())
+        if (!x->derived(key)) x->block(key).fill_random(seed++);
+      x->blocks_written();
+    }
+  };
+  cc::Amplitudes t(tctx, d, true);
+  fill_computed(t, 200);
+  write_scf_checkpoint();
+  auto ctx = context(false);
+  app::CcCheckpoint(ctx, in_, basis_, scf_, space_of(d, 0)).save("ccsdt", t, kProgress);
+  {
+    chem::CheckpointReader r(comm(), (dir_ / "w.h5").string());
+    EXPECT_EQ(r.members("/ccsdt"), (std::vector<std::string>{"t1_aa", "t2_abab", "t3_aabaab"}));
+  }
+  auto ctx2 = context(true);
+  app::CcCheckpoint reader(ctx2, in_, basis_, scf_, space_of(d, 0));
+  reader.load(app::cc_methods("ccsdt"));
+  cc::Amplitudes back(tctx, d, true);
+  fill_computed(back, 900);  // other numbers everywhere before the restore
+  reader.restore("ccsdt", back);
+  expect_equal(back.t1, &t.t1);
+  expect_equal(back.t2, &t.t2);
+  expect_equal(*back.t3, &*t.t3);
+}
+
 TEST_F(CcCheckpointTest, CcsdAmplitudesSeedCcsdtWithZeroTriples) {
   tensor::Context tctx(comm());
   const auto d = dims(2);

@@ -5,6 +5,7 @@
 #include <hdf5.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -200,12 +201,85 @@ TEST_F(CheckpointTest, ChecksumCatchesChangedData) {
 
 TEST_F(CheckpointTest, ChecksumOfPiecesAddsUpToTheWhole) {
   const auto v = ramp(100, 0.5);
-  const std::uint64_t whole = chem::checksum_piece(v.data(), 100, 0);
-  EXPECT_EQ(chem::checksum_piece(v.data(), 40, 0) + chem::checksum_piece(v.data() + 40, 60, 40), whole);
-  // Position matters: swapping two values changes the checksum.
-  auto swapped = v;
-  std::swap(swapped[3], swapped[4]);
-  EXPECT_NE(chem::checksum_piece(swapped.data(), 100, 0), whole);
+  for (auto kind : {chem::ChecksumKind::Mix64, chem::ChecksumKind::Fnv1a}) {
+    const std::uint64_t whole = chem::checksum_piece(v.data(), 100, 0, kind);
+    EXPECT_EQ(chem::checksum_piece(v.data(), 40, 0, kind) + chem::checksum_piece(v.data() + 40, 60, 40, kind), whole);
+    // Position matters: swapping two values changes the checksum.
+    auto swapped = v;
+    std::swap(swapped[3], swapped[4]);
+    EXPECT_NE(chem::checksum_piece(swapped.data(), 100, 0, kind), whole);
+    // So does any one flipped bit of any one value.
+    for (int bit : {0, 1, 31, 52, 63}) {
+      auto flipped = v;
+      std::uint64_t bits;
+      std::memcpy(&bits, &flipped[57], sizeof bits);
+      bits ^= std::uint64_t{1} << bit;
+      std::memcpy(&flipped[57], &bits, sizeof bits);
+      EXPECT_NE(chem::checksum_piece(flipped.data(), 100, 0, kind), whole) << "bit " << bit;
+    }
+  }
+  EXPECT_NE(chem::checksum_piece(v.data(), 100, 0, chem::ChecksumKind::Mix64),
+            chem::checksum_piece(v.data(), 100, 0, chem::ChecksumKind::Fnv1a));
+}
+
+namespace {
+
+// Rewrites (serially, on rank 0) the file's checksum_algorithm, and the
+// checksum of one dataset as that algorithm computes it.
+void rewrite_checksums(const par::Comm& comm, const std::string& path, const std::string& algorithm,
+                       const std::string& dataset, std::uint64_t checksum) {
+  if (comm.root()) {
+    // Attributes opened through their objects: HDF5 1.10.8 cannot write
+    // through H5Aopen_by_name.
+    hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t root = H5Oopen(f, "/", H5P_DEFAULT);
+    hid_t a = H5Aopen(root, "checksum_algorithm", H5P_DEFAULT);
+    hid_t type = H5Aget_type(a);
+    std::string padded = algorithm;
+    padded.resize(H5Tget_size(type), '\0');
+    EXPECT_GE(H5Awrite(a, type, padded.data()), 0);
+    H5Tclose(type);
+    H5Aclose(a);
+    H5Oclose(root);
+    hid_t d = H5Dopen2(f, dataset.c_str(), H5P_DEFAULT);
+    hid_t c = H5Aopen(d, "checksum", H5P_DEFAULT);
+    EXPECT_GE(H5Awrite(c, H5T_NATIVE_UINT64, &checksum), 0);
+    H5Aclose(c);
+    H5Dclose(d);
+    H5Fclose(f);
+  }
+  comm.barrier();
+}
+
+}  // namespace
+
+TEST_F(CheckpointTest, FilesWithTheEarlierChecksumStillRead) {
+  const auto values = ramp(30, 2.0);
+  {
+    chem::CheckpointWriter w(comm(), file("old.h5"));
+    w.write_array("/x", values);
+    w.commit();
+  }
+  rewrite_checksums(comm(), file("old.h5"), "fnv1a64-indexed-sum", "/x",
+                    chem::checksum_piece(values.data(), 30, 0, chem::ChecksumKind::Fnv1a));
+  {
+    chem::CheckpointReader r(comm(), file("old.h5"));
+    EXPECT_EQ(r.read_array("/x"), values);
+  }
+  // The same checksum under the current algorithm's name is a mismatch.
+  rewrite_checksums(comm(), file("old.h5"), "splitmix64-indexed-sum", "/x",
+                    chem::checksum_piece(values.data(), 30, 0, chem::ChecksumKind::Fnv1a));
+  {
+    chem::CheckpointReader r(comm(), file("old.h5"));
+    EXPECT_THROW(r.read_array("/x"), chem::CheckpointError);
+  }
+  rewrite_checksums(comm(), file("old.h5"), "crc32", "/x", 0);
+  try {
+    chem::CheckpointReader r(comm(), file("old.h5"));
+    ADD_FAILURE() << "an unknown checksum algorithm was accepted";
+  } catch (const chem::CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown checksum_algorithm 'crc32'"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(CheckpointTest, CommitReplacesAtomicallyAndAbandonedWritesLeaveNoTrace) {
