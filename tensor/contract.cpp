@@ -135,6 +135,21 @@ void local_gemm(const ContractionPlan& p, const Tensor& Ac, const Tensor& Bc, Te
   }
 }
 
+// A copy of the prepared operand X with each element scaled by 1 / prod(m!)
+// over the runs of m equal values inside the given (symmetric, sorted) groups.
+Tensor weighted_copy(const Tensor& X, const std::vector<Range>& groups) {
+  Tensor w(X.ctx(), X.shape(), X.mapping(), X.name());
+  w.data() = X.data();
+  w.transform([&](const int* idx, double& v) {
+    for (const Range& r : groups)
+      for (int p = r.first + 1, run = 1; p < r.last; ++p) {
+        run = idx[p] == idx[p - 1] ? run + 1 : 1;
+        if (run > 1) v /= run;
+      }
+  });
+  return w;
+}
+
 std::string op_name(const char* what, const Tensor& C, const std::string& lc, const Tensor& A, const std::string& la,
                     const Tensor* B, const std::string& lb) {
   auto t = [](const Tensor& T, const std::string& l) { return (T.name().empty() ? "?" : T.name()) + "[" + l + "]"; };
@@ -155,15 +170,23 @@ void contract(double alpha, const Tensor& A0, const std::string& la, const Tenso
   const Tensor& B = plan->swapped ? A0 : B0;
   if (beta != 1.0) C.scale(beta);
   const Prepared pa(plan->a, A), pb(plan->b, B);
+  // Folded symmetric contracted groups: the smaller operand's copy is weighted.
+  std::optional<Tensor> weighted;
+  const Tensor* ac = &pa.get();
+  const Tensor* bc = &pb.get();
+  if (!plan->a_sy_k.empty()) {
+    if (pb.get().data().size() <= pa.get().data().size()) bc = &weighted.emplace(weighted_copy(pb.get(), plan->b_sy_k));
+    else ac = &weighted.emplace(weighted_copy(pa.get(), plan->a_sy_k));
+  }
   double gemm_seconds = 0;
   if (plan->c_direct) {
     const double g0 = now();
-    local_gemm(*plan, pa.get(), pb.get(), C, alpha * plan->factor);
+    local_gemm(*plan, *ac, *bc, C, alpha * plan->factor);
     gemm_seconds = now() - g0;
   } else {
     Tensor cc(C.ctx(), plan->c_mat_shape, plan->c_mat_map);
     const double g0 = now();
-    local_gemm(*plan, pa.get(), pb.get(), cc, alpha * plan->factor);
+    local_gemm(*plan, *ac, *bc, cc, alpha * plan->factor);
     gemm_seconds = now() - g0;
     if (!plan->c_relabel) {
       remap(cc, C, plan->c_perm, 1.0, plan->partial);

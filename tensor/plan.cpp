@@ -283,10 +283,9 @@ std::shared_ptr<const ContractionPlan> plan_contraction(const Tensor& A0, const 
       default: return {unique++, Sym::NS};
     }
   };
-  auto keeps = [&](char c, Sym own, Sym other) {
-    if (L.cls.at(c) == Cls::K) return own == Sym::AS && other == Sym::AS;
-    return own == other && own != Sym::NS;
-  };
+  // A contracted group stays folded when both operands have it (the
+  // symmetric ones with weights, see ContractionPlan::a_sy_k).
+  auto keeps = [&](char, Sym own, Sym other) { return own == other && own != Sym::NS; };
   plan->useful = useful_flops(L, ga, gb, gc);
   plan->a.refined = refine(ga, partner_a, keeps, rank);
   plan->b.refined = refine(gb, partner_b, keeps, rank);
@@ -302,7 +301,7 @@ std::shared_ptr<const ContractionPlan> plan_contraction(const Tensor& A0, const 
   plan->n_j = static_cast<int>(cl.J.size());
   plan->n_k = static_cast<int>(cl.K.size());
   for (const LGroup& g : cl.K)
-    if (g.sym == Sym::AS)
+    if (g.sym != Sym::NS)
       for (std::size_t t = 2; t <= g.labels.size(); ++t) plan->factor *= static_cast<double>(t);
 
   // Operand layouts: A' (relabelled A) and the matrix layouts.
@@ -323,6 +322,10 @@ std::shared_ptr<const ContractionPlan> plan_contraction(const Tensor& A0, const 
   setup(plan->a, A, la, a_norm, a_trans);
   setup(plan->b, B, lb, b_norm, b_trans);
   const LGroups a_mat = plan->a.trans ? a_trans : a_norm, b_mat = plan->b.trans ? b_trans : b_norm;
+  for (std::size_t k = 0; k < a_mat.size(); ++k)
+    if (a_mat[k].sym == Sym::SY && L.cls.at(a_mat[k].labels[0]) == Cls::K) plan->a_sy_k.push_back(range_of(a_mat, k));
+  for (std::size_t k = 0; k < b_mat.size(); ++k)
+    if (b_mat[k].sym == Sym::SY && L.cls.at(b_mat[k].labels[0]) == Cls::K) plan->b_sy_k.push_back(range_of(b_mat, k));
   const std::string c_ref = concat(plan->c_refined);
   plan->c_relabel = c_ref != lc || !(shape_of(plan->c_refined, L.len) == C.shape());
   plan->c_q = positions(c_ref, lc);

@@ -54,7 +54,12 @@ struct ContractionPlan {
   bool partial = false;         // contracted indices split over ranks
   int n_batch = 0;              // leading batch (weighting) components of A_c, B_c, C_c
   int n_i = 0, n_j = 0, n_k = 0;  // row, column and contracted components
-  double factor = 1;            // prod k! over folded contracted antisymmetric groups
+  double factor = 1;            // prod k! over folded contracted groups
+  // Folded contracted symmetric groups, as position ranges in A_c and B_c.
+  // The dgemm runs over their packed tuples times k!, which counts a tuple
+  // with repeated values (e = f) too often: one operand's copy scales each
+  // element by 1 / prod(m!) over the multiplicities m of its values.
+  std::vector<Range> a_sy_k, b_sy_k;
   std::string mapping;
   std::int64_t predicted = 0;   // words this rank sends + receives
   double flops = 0;             // this rank's dgemm flops
