@@ -122,7 +122,8 @@ void stage_correlated(RunContext& ctx, const input::Input& in, const chem::Basis
   if (ctx.restart) ckpt.load(cc_methods(method));
   ctx.log.print("\nMO transform: %d frozen, %d+%d active occupied, %d+%d virtual orbitals (alpha+beta)\n",
                 space.frozen[0], space.occ[0], space.occ[1], space.vir[0], space.vir[1]);
-  const cc::MoIntegrals mo = chem::transform_integrals(tctx, basis, scf, space, ctx.log);
+  const cc::VvvvNeeds needs{method == "ccsdt", method != "mp2"};
+  const cc::MoIntegrals mo = chem::transform_integrals(tctx, basis, scf, space, ctx.log, nullptr, needs);
   ctx.results.set_timing("motransform", clock.seconds());
 
   Stopwatch cc_clock;

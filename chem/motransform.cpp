@@ -229,7 +229,8 @@ std::array<std::vector<double>, 2> energies(const ScfResult& scf, const ActiveSp
 }  // namespace
 
 cc::MoIntegrals transform_integrals(tensor::Context& ctx, const Basis& basis, const ScfResult& scf,
-                                    const ActiveSpace& space, const par::Log& log, TransformStats* stats) {
+                                    const ActiveSpace& space, const par::Log& log, TransformStats* stats,
+                                    cc::VvvvNeeds needs) {
   const bool restricted = scf.reference == "rhf";
   const double t0 = now();
   const Tensor ao = ao_integrals(ctx, basis);
@@ -252,7 +253,8 @@ cc::MoIntegrals transform_integrals(tensor::Context& ctx, const Basis& basis, co
       [&](int s1, int s2, const std::string& sp) -> const Tensor& {
         // Closed shell: alpha and beta orbitals are the same.
         return restricted ? chem(0, 0, sp) : chem(s1, s2, sp);
-      });
+      },
+      needs);
   const double t2 = now();
   log.print("MO transform: transformation and spin blocks %.2f s\n", t2 - t1);
   if (stats) *stats = TransformStats{t1 - t0, t2 - t1};

@@ -36,8 +36,10 @@ struct TransformStats {
   double transform_seconds = 0;
 };
 
+// needs: which <vv|vv> integrals a restricted reference gets (cc::VvvvNeeds).
 cc::MoIntegrals transform_integrals(tensor::Context& ctx, const Basis& basis, const ScfResult& scf,
-                                    const ActiveSpace& space, const par::Log& log, TransformStats* stats = nullptr);
+                                    const ActiveSpace& space, const par::Log& log, TransformStats* stats = nullptr,
+                                    cc::VvvvNeeds needs = {});
 
 // The AO integrals (mu nu|lambda sigma) as a tensor [N,N,N,N] with SY(mu nu)
 // and SY(lambda sigma), computed by the shell quartets of this rank's share.

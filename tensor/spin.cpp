@@ -322,6 +322,14 @@ Tensor& SpinTensor::block(const std::string& spins) {
   if (it == blocks_.end()) throw std::out_of_range("SpinTensor " + name_ + ": no block " + spins);
   return it->second;
 }
+Tensor& SpinTensor::write_block(const std::string& spins) {
+  if (derived(spins)) throw std::invalid_argument("SpinTensor " + name_ + ": block " + spins + " is derived");
+  add_halves();
+  blocks_written();
+  auto it = blocks_.find(spins);
+  if (it == blocks_.end()) throw std::out_of_range("SpinTensor " + name_ + ": no block " + spins);
+  return it->second;
+}
 const Tensor& SpinTensor::block(const std::string& spins) const {
   ensure_derived({spins});
   auto it = blocks_.find(spins);

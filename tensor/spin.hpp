@@ -93,6 +93,9 @@ class SpinTensor {
   // free); six-index ones need a spin-free construction (see the tests).
   void flip_symmetrize();
   bool has_block(const std::string& spins) const { return blocks_.count(spins) != 0; }
+  // A computed block to be written directly: unlike block(), the derived
+  // blocks are not filled first, only marked to be refilled when next read.
+  Tensor& write_block(const std::string& spins);
   Tensor& block(const std::string& spins);
   const Tensor& block(const std::string& spins) const;
 

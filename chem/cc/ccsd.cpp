@@ -21,6 +21,31 @@ namespace {
 
 constexpr Sym N = Sym::NS, A = Sym::AS;
 
+// The particle-particle ladder of closed-shell CCSD, R_ij^ab += sum_ef <ab|ef>
+// tau_ij^ef over spatial orbitals (the abab block of 1/2 <ab||ef> tau_ij^ef),
+// split by symmetry (G. E. Scuseria, C. L. Janssen and H. F. Schaefer,
+// J. Chem. Phys. 89, 7382 (1988)). As <ab|ef> = <ba|fe>, the part of R
+// symmetric (antisymmetric) in ab sees only the part of tau symmetric
+// (antisymmetric) in ef:
+//   R+-(ab,ij) = sum_ef V+-(ab,ef) tau+-(ef,ij),
+//   V+-(ab,ef) = (<ab|ef> +- <ab|fe>) / 2,  tau+-(ef,ij) = (tau_ij^ef +- tau_ij^fe) / 2,
+// each over packed pairs a <= b, e <= f (a < b, e < f): half the flops and
+// half the integrals of the full product.
+void closed_shell_ladder(const MoIntegrals& mo, const SpinTensor& tau, SpinTensor& r2) {
+  const Tensor& t = tau.block("abab");
+  Tensor& r = r2.write_block("abab");
+  tensor::Context& ctx = t.ctx();
+  const auto& len = t.shape().lens;
+  for (const Tensor* v : {&*mo.vvvv_plus, &*mo.vvvv_minus}) {
+    const Sym s = v->shape().sym[0];
+    const tensor::Shape pairs(len, {s, N, N, N});
+    Tensor tau_pm(ctx, pairs, s == Sym::SY ? "tau+" : "tau-");
+    Tensor r_pm(ctx, pairs, s == Sym::SY ? "R+" : "R-");
+    tensor::sum(0.5, t, "efij", 0.0, tau_pm, "efij");  // the SY (AS) output adds +- tau_ij^fe
+    tensor::contract(1.0, *v, "abef", tau_pm, "efij", 0.0, r_pm, "abij");
+    tensor::sum(1.0, r_pm, "abij", 1.0, r, "abij");
+  }
+}
 
 }  // namespace
 
@@ -99,6 +124,9 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   // T2 equation (Eq. 13).
   SpinTensor& r2 = r.t2;
   r2["abij"] = mo.oovv["ijab"];
+  // 1/2 tau_ij^ef W_abef without storing W_abef.
+  if (mo.vvvv_plus) closed_shell_ladder(mo, tau, r2);
+  else r2["abij"] += 0.5 * mo.vvvv.value()["abef"] * tau["efij"];
   SpinTensor fbe = SpinTensor::zeros_like(t1, "vv", {N, N}, "F_be-");
   fbe["be"] = fae["be"];
   fbe["be"] -= 0.5 * t1["bm"] * fme["me"];
@@ -108,8 +136,6 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   fmj["mj"] += 0.5 * t1["ej"] * fme["me"];
   r2["abij"] -= t2["abim"] * fmj["mj"];
   r2["abij"] += 0.5 * tau["abmn"] * wmnij["mnij"];
-  // 1/2 tau_ij^ef W_abef without storing W_abef.
-  r2["abij"] += 0.5 * mo.vvvv["abef"] * tau["efij"];
   SpinTensor z = SpinTensor::zeros_like(t1, "ovoo", {N, N, A, N}, "Z_maij");
   z["maij"] = 0.5 * mo.ovvv["maef"] * tau["efij"];
   r2["abij"] += t1["bm"] * z["maij"];

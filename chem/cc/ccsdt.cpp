@@ -71,7 +71,7 @@ Hbar hbar(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2) {
   h.ooov["mnie"] = mo.ooov["mnie"];
   h.ooov["mnie"] += p["mnie"];
   // H(abef) = <ab||ef> + 1/2 <mn||ef> t_mn^ab - P(ab) I(bmfe) t_m^a.
-  h.vvvv["abef"] = mo.vvvv["abef"];
+  h.vvvv["abef"] = mo.vvvv.value()["abef"];
   h.vvvv["abef"] += 0.5 * mo.oovv["mnef"] * t2["abmn"];
   h.vvvv["abef"] -= i_vovv["bmfe"] * t1["am"];
   // H(mnij) = <mn||ij> + 1/2 <mn||ef> t_ij^ef + P(ij) I(nmje) t_i^e.

@@ -63,7 +63,7 @@ void fill_fock(SpinTensor& f, const std::array<std::vector<double>, 2>& eps_occ,
 
 }  // namespace
 
-MoIntegrals::MoIntegrals(tensor::Context& ctx, const SpinDims& d)
+MoIntegrals::MoIntegrals(tensor::Context& ctx, const SpinDims& d, bool with_vvvv)
     : dims(d),
       f_oo(ctx, d, "oo", {N, N}, "f_oo"),
       f_ov(ctx, d, "ov", {N, N}, "f_ov"),
@@ -72,21 +72,38 @@ MoIntegrals::MoIntegrals(tensor::Context& ctx, const SpinDims& d)
       ooov(ctx, d, "ooov", pair_sym("ooov"), "<oo||ov>"),
       oovv(ctx, d, "oovv", pair_sym("oovv"), "<oo||vv>"),
       ovov(ctx, d, "ovov", pair_sym("ovov"), "<ov||ov>"),
-      ovvv(ctx, d, "ovvv", pair_sym("ovvv"), "<ov||vv>"),
-      vvvv(ctx, d, "vvvv", pair_sym("vvvv"), "<vv||vv>") {}
+      ovvv(ctx, d, "ovvv", pair_sym("ovvv"), "<ov||vv>") {
+  if (with_vvvv || !d.restricted) vvvv.emplace(ctx, d, "vvvv", pair_sym("vvvv"), "<vv||vv>");
+}
 
 MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
                                const std::array<std::vector<double>, 2>& eps_occ,
-                               const std::array<std::vector<double>, 2>& eps_vir, const ChemistBlock& chem) {
-  MoIntegrals mo(ctx, d);
+                               const std::array<std::vector<double>, 2>& eps_vir, const ChemistBlock& chem,
+                               VvvvNeeds needs) {
+  MoIntegrals mo(ctx, d, needs.blocks);
   mo.eps_occ = eps_occ;
   mo.eps_vir = eps_vir;
   fill_fock(mo.f_oo, eps_occ, eps_vir);
   fill_fock(mo.f_vv, eps_occ, eps_vir);
-  for (SpinTensor* t : {&mo.oooo, &mo.ooov, &mo.oovv, &mo.ovov, &mo.ovvv, &mo.vvvv}) fill_integrals(chem, *t);
+  for (SpinTensor* t : {&mo.oooo, &mo.ooov, &mo.oovv, &mo.ovov, &mo.ovvv}) fill_integrals(chem, *t);
+  if (mo.vvvv) fill_integrals(chem, *mo.vvvv);
+  if (d.restricted && needs.ladder) {
+    // <ab|ef> = (ae|bf). A SY (AS) output adds every permutation of its
+    // groups (with sign), and (be|af) = (af|be): 1/4 of the four terms is
+    // ((ae|bf) +- (af|be)) / 2.
+    const Tensor& vv = chem(0, 0, "vvvv");
+    const int n = d.vir[0];
+    mo.vvvv_plus.emplace(ctx, tensor::Shape({n, n, n, n}, {Sym::SY, N, Sym::SY, N}), "<vv|vv>+");
+    mo.vvvv_minus.emplace(ctx, tensor::Shape({n, n, n, n}, {A, N, A, N}), "<vv|vv>-");
+    tensor::sum(0.25, vv, "aebf", 0.0, *mo.vvvv_plus, "abef");
+    tensor::sum(0.25, vv, "aebf", 0.0, *mo.vvvv_minus, "abef");
+    mo.vvvv_plus->set_constant(true);
+    mo.vvvv_minus->set_constant(true);
+  }
   // Fixed from here on: contractions keep their prepared copies.
-  for (SpinTensor* t : {&mo.f_oo, &mo.f_ov, &mo.f_vv, &mo.oooo, &mo.ooov, &mo.oovv, &mo.ovov, &mo.ovvv, &mo.vvvv})
+  for (SpinTensor* t : {&mo.f_oo, &mo.f_ov, &mo.f_vv, &mo.oooo, &mo.ooov, &mo.oovv, &mo.ovov, &mo.ovvv})
     t->set_constant(true);
+  if (mo.vvvv) mo.vvvv->set_constant(true);
   return mo;
 }
 

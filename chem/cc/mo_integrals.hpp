@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,9 +29,17 @@ struct MoIntegrals {
   // Orbital energies of the active occupied and virtual orbitals per spin.
   std::array<std::vector<double>, 2> eps_occ, eps_vir;
   SpinTensor f_oo, f_ov, f_vv;
-  SpinTensor oooo, ooov, oovv, ovov, ovvv, vvvv;
+  SpinTensor oooo, ooov, oovv, ovov, ovvv;
+  // Only when asked for (CCSDT) or unrestricted: restricted CCSD uses the
+  // closed-shell ladder's halves below instead.
+  std::optional<SpinTensor> vvvv;
+  // Restricted only: the opposite-spin <ab|ef> = vvvv(abab) split into its
+  // parts symmetric and antisymmetric under e <-> f (equal to those under
+  // a <-> b, as <ab|ef> = <ba|fe>), packed: (<ab|ef> +- <ab|fe>) / 2, with
+  // SY or AS groups (ab) and (ef). For the closed-shell ladder (ccsd.cpp).
+  std::optional<Tensor> vvvv_plus, vvvv_minus;
 
-  MoIntegrals(tensor::Context& ctx, const SpinDims& d);
+  MoIntegrals(tensor::Context& ctx, const SpinDims& d, bool with_vvvv);
 };
 
 // Chemist-notation MO integrals (pq|rs) over the active orbitals: the block
@@ -40,10 +49,19 @@ struct MoIntegrals {
 // and SY(rs) likewise. s1 <= s2.
 using ChemistBlock = std::function<const Tensor&(int s1, int s2, const std::string& spaces)>;
 
+// Which of the largest integrals a method needs, for a restricted reference
+// (unrestricted ones always get the <vv||vv> blocks): MP2 none, CCSD the
+// closed-shell ladder's halves, CCSDT both.
+struct VvvvNeeds {
+  bool blocks = true;
+  bool ladder = true;
+};
+
 // Builds the antisymmetrized blocks and the (diagonal, canonical) Fock blocks.
 MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& dims,
                                const std::array<std::vector<double>, 2>& eps_occ,
-                               const std::array<std::vector<double>, 2>& eps_vir, const ChemistBlock& chem);
+                               const std::array<std::vector<double>, 2>& eps_vir, const ChemistBlock& chem,
+                               VvvvNeeds needs = {});
 
 // A ChemistBlock that cuts the blocks out of whole (pq|rs) tensors over all
 // active orbitals (occupied first), [n1,n1,n2,n2] SY(pq) SY(rs), one per spin

@@ -117,7 +117,7 @@ void random_amplitudes(cc::Amplitudes& t) {
 
 void check_ccsd(bool restricted) {
   Fixture f(restricted);
-  for (const tensor::SpinTensor* b : {&f.mo.oooo, &f.mo.ooov, &f.mo.oovv, &f.mo.ovov, &f.mo.ovvv, &f.mo.vvvv})
+  for (const tensor::SpinTensor* b : {&f.mo.oooo, &f.mo.ooov, &f.mo.oovv, &f.mo.ovov, &f.mo.ovvv, &*f.mo.vvvv})
     expect_block_matches(f.so, *b);
   cc::Amplitudes t(f.ctx, f.d, false), r(f.ctx, f.d, false);
   random_amplitudes(t);
