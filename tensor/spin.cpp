@@ -724,9 +724,12 @@ BlockPlan plan_block(std::vector<BlockTerm> terms, const SpinTensor& C, const st
   const Flip self = flip_of(cblock, C.sym());
   std::string identity;
   for (std::size_t p = 0; p < lc.size(); ++p) identity += static_cast<char>('a' + p);
-  // Pairs pay off for contractions only: a sum's terms cost no more than the
-  // scratch copy's passes.
-  if (!B || !C.dims().restricted || self.key != cblock || self.order == identity) {
+  // Pairs pay off for contractions over at least one label only: a sum's
+  // terms, or an outer product's, cost no more than adding the half twice.
+  bool contracted = false;
+  if (B)
+    for (char c : terms.empty() ? std::string() : terms.front().la) contracted |= lc.find(c) == std::string::npos;
+  if (!contracted || !C.dims().restricted || self.key != cblock || self.order == identity) {
     plan.direct = std::move(terms);
     return plan;
   }
