@@ -2,6 +2,8 @@
 // for RHF-like and UHF-like random integrals, on 1, 2 and 3 ranks.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "chem/cc/ccsd.hpp"
 #include "chem/cc/ccsdt.hpp"
 #include "chem/cc/mo_integrals.hpp"
@@ -97,8 +99,7 @@ twin::Amps twin_amps(const cc::Amplitudes& t) {
   return a;
 }
 
-void random_amplitudes(cc::Amplitudes& t) {
-  std::uint64_t seed = 40;
+void random_amplitudes(cc::Amplitudes& t, std::uint64_t seed = 40) {
   std::vector<tensor::SpinTensor*> all{&t.t1, &t.t2};
   if (t.t3) all.push_back(&*t.t3);
   for (tensor::SpinTensor* x : all) {
@@ -135,6 +136,37 @@ void check_ccsd(bool restricted) {
 }
 
 }  // namespace
+
+// The solver's updates of restricted amplitudes (axpy, multiply by the
+// denominators, dot): every block, flipped images and the all-alpha block
+// included, comes out as the same update of the same block, and the dot
+// counts every unique spin-orbital amplitude once.
+TEST(Ccsd, RestrictedAmplitudeUpdatesMatchTheSpinOrbitalOnes) {
+  Fixture f(true);
+  cc::Amplitudes a(f.ctx, f.d, true), b(f.ctx, f.d, true);
+  random_amplitudes(a, 40);
+  random_amplitudes(b, 90);
+  const cc::Amplitudes inv = cc::inverse_denominators(a, f.mo);
+  cc::Amplitudes c = a;
+  c.axpy(0.3, b);
+  c.multiply(inv);
+  for (auto [x, y, z, w] : {std::tuple{&c.t1, &a.t1, &b.t1, &inv.t1}, {&c.t2, &a.t2, &b.t2, &inv.t2},
+                            {&*c.t3, &*a.t3, &*b.t3, &*inv.t3}})
+    for (const auto& k : x->block_keys()) {
+      const auto cv = x->block(k).gather_all(), av = y->block(k).gather_all(), bv = z->block(k).gather_all(),
+                 iv = w->block(k).gather_all();
+      double err = 0;
+      for (std::size_t i = 0; i < cv.size(); ++i) err = std::max(err, std::abs(cv[i] - (av[i] + 0.3 * bv[i]) * iv[i]));
+      EXPECT_LT(err, 1e-14) << x->name() << " " << k;
+    }
+  // Each unique amplitude appears (n!)^2 times in the spin-orbital array (n = 1, 2, 3).
+  const twin::Amps A = twin_amps(a), C = twin_amps(c);
+  double dot = 0;
+  for (const auto& [x, y, copies] : {std::tuple{&C.t1, &A.t1, 1.0}, {&C.t2, &A.t2, 4.0}, {&C.t3, &A.t3, 36.0}})
+    for (std::size_t i = 0; i < x->v.size(); ++i) dot += x->v[i] * y->v[i] / copies;
+  EXPECT_NEAR(c.dot(a), dot, 1e-12 * std::abs(dot));
+  EXPECT_GT(std::abs(dot), 1e-3);
+}
 
 TEST(Ccsd, RhfLikeResidualMatchesSpinOrbitalTwin) { check_ccsd(true); }
 TEST(Ccsd, UhfLikeResidualMatchesSpinOrbitalTwin) { check_ccsd(false); }
