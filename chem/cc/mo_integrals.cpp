@@ -89,14 +89,20 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
   if (mo.vvvv) fill_integrals(chem, *mo.vvvv);
   if (d.restricted && needs.ladder) {
     // <ab|ef> = (ae|bf). A SY (AS) output adds every permutation of its
-    // groups (with sign), and (be|af) = (af|be): 1/4 of the four terms is
-    // ((ae|bf) +- (af|be)) / 2.
-    const Tensor& vv = chem(0, 0, "vvvv");
+    // groups (with sign), and <ba|fe> = <ab|ef>: 1/4 of the four terms is
+    // (<ab|ef> +- <ab|fe>) / 2.
+    // The chemist integrals move once, into <ab|ef> with all ranks along
+    // the pair ab; the halves share that mapping, so both sums stay local.
     const int n = d.vir[0];
-    mo.vvvv_plus.emplace(ctx, tensor::Shape({n, n, n, n}, {Sym::SY, N, Sym::SY, N}), "<vv|vv>+");
-    mo.vvvv_minus.emplace(ctx, tensor::Shape({n, n, n, n}, {A, N, A, N}), "<vv|vv>-");
-    tensor::sum(0.25, vv, "aebf", 0.0, *mo.vvvv_plus, "abef");
-    tensor::sum(0.25, vv, "aebf", 0.0, *mo.vvvv_minus, "abef");
+    const auto along_ab = tensor::Mapping::along(ctx.nranks(), 0, 2);
+    mo.vvvv_plus.emplace(ctx, tensor::Shape({n, n, n, n}, {Sym::SY, N, Sym::SY, N}), along_ab, "<vv|vv>+");
+    mo.vvvv_minus.emplace(ctx, tensor::Shape({n, n, n, n}, {A, N, A, N}), along_ab, "<vv|vv>-");
+    {
+      Tensor v(ctx, tensor::Shape({n, n, n, n}, {N, N, N, N}), along_ab, "<vv|vv>");
+      tensor::sum(1.0, chem(0, 0, "vvvv"), "aebf", 0.0, v, "abef");
+      tensor::sum(0.25, v, "abef", 0.0, *mo.vvvv_plus, "abef");
+      tensor::sum(0.25, v, "abef", 0.0, *mo.vvvv_minus, "abef");
+    }
     mo.vvvv_plus->set_constant(true);
     mo.vvvv_minus->set_constant(true);
   }
