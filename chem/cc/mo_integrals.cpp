@@ -92,13 +92,14 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
     // groups (with sign), and <ba|fe> = <ab|ef>: 1/4 of the four terms is
     // (<ab|ef> +- <ab|fe>) / 2.
     // The chemist integrals move once, into <ab|ef> with all ranks along
-    // the pair ab; the halves share that mapping, so both sums stay local.
+    // the pair ef; the halves share that mapping, so both sums stay local,
+    // and the ladder, which splits ef over the ranks, finds them in place.
     const int n = d.vir[0];
-    const auto along_ab = tensor::Mapping::along(ctx.nranks(), 0, 2);
-    mo.vvvv_plus.emplace(ctx, tensor::Shape({n, n, n, n}, {Sym::SY, N, Sym::SY, N}), along_ab, "<vv|vv>+");
-    mo.vvvv_minus.emplace(ctx, tensor::Shape({n, n, n, n}, {A, N, A, N}), along_ab, "<vv|vv>-");
+    const auto along_ef = tensor::Mapping::along(ctx.nranks(), 2, 4);
+    mo.vvvv_plus.emplace(ctx, tensor::Shape({n, n, n, n}, {Sym::SY, N, Sym::SY, N}), along_ef, "<vv|vv>+");
+    mo.vvvv_minus.emplace(ctx, tensor::Shape({n, n, n, n}, {A, N, A, N}), along_ef, "<vv|vv>-");
     {
-      Tensor v(ctx, tensor::Shape({n, n, n, n}, {N, N, N, N}), along_ab, "<vv|vv>");
+      Tensor v(ctx, tensor::Shape({n, n, n, n}, {N, N, N, N}), along_ef, "<vv|vv>");
       tensor::sum(1.0, chem(0, 0, "vvvv"), "aebf", 0.0, v, "abef");
       tensor::sum(0.25, v, "abef", 0.0, *mo.vvvv_plus, "abef");
       tensor::sum(0.25, v, "abef", 0.0, *mo.vvvv_minus, "abef");
