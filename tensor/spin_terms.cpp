@@ -213,14 +213,20 @@ std::map<std::string, std::vector<BlockTerm>> expand(const std::vector<Operand>&
 // partner is read as that partner instead (relabelled, with the flip's sign):
 // nothing is filled, and the contraction reads the data where it is kept. The
 // all-alpha block, a sum of mixed ones, is still filled.
+// Reads an operand block (with its labels and coefficient) as its flipped
+// partner: block(labels) = sign * partner(labels reordered by the flip).
+void read_flipped(const SpinTensor& T, std::string& block, std::string& labels, double& coef) {
+  const Flip f = flip_of(block, T.sym());
+  std::string reordered;
+  for (char p : f.order) reordered += labels[p - 'a'];
+  block = f.key;
+  labels = reordered;
+  coef *= f.sign;
+}
+
 void read_partner(const SpinTensor& T, std::string& block, std::string& labels, double& coef) {
   if (!T.derived(block) || block == std::string(block.size(), 'a')) return;
-  const Flip f = flip_of(block, T.sym());
-  std::string partner_labels;
-  for (char p : f.order) partner_labels += labels[p - 'a'];
-  block = f.key;
-  labels = partner_labels;
-  coef *= f.sign;
+  read_flipped(T, block, labels, coef);
 }
 
 // The antisymmetric groups (position lists) of block `spins` of T.
@@ -302,12 +308,7 @@ BlockTerm mirror_of(const BlockTerm& t, const SpinTensor& A, const SpinTensor* B
   auto flipped = [&](const SpinTensor& T, std::string& block, std::string& labels, double& coef) {
     for (char& c : labels)
       if (rename.count(c)) c = rename[c];
-    const Flip f = flip_of(block, T.sym());
-    std::string reordered;
-    for (char p : f.order) reordered += labels[p - 'a'];
-    block = f.key;
-    labels = reordered;
-    coef *= f.sign;
+    read_flipped(T, block, labels, coef);
     read_partner(T, block, labels, coef);
   };
   BlockTerm u = t;
