@@ -67,11 +67,11 @@ class Prepared {
   const Tensor& get() const { return *ptr_; }
 
  private:
-  // T goes whole to every rank as it is (packed), then unpacks locally.
+  // T moves as it is (packed) to A_c's mapping, then unpacks locally.
   void packed_first(const OperandPlan& op, const Tensor& T) {
-    Tensor whole(T.ctx(), T.shape(), Mapping::replicated(T.ctx().nranks()), T.name());
-    remap(T, whole, identity_perm(T.order()), 1.0);
-    if (!fused(op, whole, T)) throw std::logic_error("contract: a replicated operand's layouts are not local");
+    Tensor moved(T.ctx(), T.shape(), op.packed_map, T.name());
+    remap(T, moved, identity_perm(T.order()), 1.0);
+    if (!fused(op, moved, T)) throw std::logic_error("contract: a packed operand's layouts are not local");
   }
 
   // Unpacks src (T's data, or a copy of it in another mapping) straight into
@@ -150,6 +150,32 @@ Tensor weighted_copy(const Tensor& X, const std::vector<Range>& groups) {
   return w;
 }
 
+// The inverse of a permutation.
+std::vector<int> inverse(const std::vector<int>& perm) {
+  std::vector<int> back(perm.size());
+  for (std::size_t j = 0; j < perm.size(); ++j) back[perm[j]] = static_cast<int>(j);
+  return back;
+}
+
+// C += C_c through C''' (ContractionPlan::c_mid): C_c is relabelled locally
+// into C''' (packing the groups no rank boundary splits), which moves to C's
+// mapping and is relabelled into C.
+void move_packed_output(const ContractionPlan& p, const Tensor& cc, Tensor& C) {
+  Context& ctx = C.ctx();
+  const auto ref = ctx.layout(p.c_ref_shape, p.c_mid_map);
+  const auto at = local_offset_parts(ctx, *ref, cc.layout(), inverse(p.c_perm));
+  if (!at) throw std::logic_error("contract: C_c and C'' differ in more than order");
+  Tensor mid(ctx, p.c_mid_shape, p.c_mid_map);
+  relabel_from(cc, *ref, *at, mid, p.c_mid_q, 1.0);
+  if (p.c_mid_shape == C.shape() && p.c_mid_back == identity_perm(C.order())) {
+    remap(mid, C, p.c_mid_back, 1.0);
+    return;
+  }
+  Tensor moved(ctx, p.c_mid_shape, C.mapping());
+  remap(mid, moved, identity_perm(C.order()), 1.0);
+  relabel(moved, C, p.c_mid_back, 1.0);
+}
+
 std::string op_name(const char* what, const Tensor& C, const std::string& lc, const Tensor& A, const std::string& la,
                     const Tensor* B, const std::string& lb) {
   auto t = [](const Tensor& T, const std::string& l) { return (T.name().empty() ? "?" : T.name()) + "[" + l + "]"; };
@@ -188,15 +214,15 @@ void contract(double alpha, const Tensor& A0, const std::string& la, const Tenso
     const double g0 = now();
     local_gemm(*plan, *ac, *bc, cc, alpha * plan->factor);
     gemm_seconds = now() - g0;
-    if (!plan->c_relabel) {
+    if (plan->c_mid) {
+      move_packed_output(*plan, cc, C);
+    } else if (!plan->c_relabel) {
       remap(cc, C, plan->c_perm, 1.0, plan->partial);
     } else {
       // The remap into C's mapping fused into the relabel when it is local.
       const auto ref = C.ctx().layout(plan->c_ref_shape, C.mapping());
-      std::vector<int> back(plan->c_perm.size());
-      for (std::size_t j = 0; j < back.size(); ++j) back[plan->c_perm[j]] = static_cast<int>(j);
       // (Partial sums must be added over the ranks: never local.)
-      const auto at = plan->partial ? nullptr : local_offset_parts(C.ctx(), *ref, cc.layout(), back);
+      const auto at = plan->partial ? nullptr : local_offset_parts(C.ctx(), *ref, cc.layout(), inverse(plan->c_perm));
       if (at) {
         relabel_from(cc, *ref, *at, C, plan->c_q, 1.0);
       } else {
@@ -221,7 +247,9 @@ void contract(double alpha, const Tensor& A0, const std::string& la, const Tenso
 PlanInfo plan_info(const Tensor& A, const std::string& la, const Tensor& B, const std::string& lb, const Tensor& C,
                    const std::string& lc) {
   const auto plan = plan_contraction(A, la, B, lb, C, lc);
-  return PlanInfo{plan->mapping, plan->predicted, plan->flops};
+  auto distributed_packed = [](const OperandPlan& op) { return op.packed_first && !op.packed_map.whole_on_every_rank(); };
+  return PlanInfo{plan->mapping, plan->predicted, plan->flops, plan->c_mid,
+                  int(distributed_packed(plan->a)) + int(distributed_packed(plan->b))};
 }
 
 void sum(double alpha, const Tensor& A, const std::string& la, double beta, Tensor& B, const std::string& lb) {

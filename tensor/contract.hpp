@@ -41,6 +41,8 @@ struct PlanInfo {
   std::string mapping;             // e.g. "grid 2x1x1 m=ab n=- k=-"
   std::int64_t predicted_words = 0;  // this rank: sent + received
   double flops = 0;                // this rank's dgemm flops
+  bool packed_output = false;      // the output moves with its local groups packed (C''')
+  int packed_operands = 0;         // operands that move packed to a distributed layout, then unpack
 };
 PlanInfo plan_info(const Tensor& A, const std::string& la, const Tensor& B, const std::string& lb, const Tensor& C,
                    const std::string& lc);

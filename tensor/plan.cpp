@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "tensor/remap.hpp"
@@ -192,6 +193,87 @@ Mapping make_map(const Candidate& c, const LGroups& mat, int im, int in, int ik)
   return m.normalized();
 }
 
+// C''' for the product mapping cm of C_c (groups c_mat): C'' (c_ref) with
+// each group of C (gc) that C'' splits packed again when no grid dimension
+// distributes one of its parts, and cm carried over to C''' positions. None
+// when nothing is packed again, or when cm replicates C_c (partial sums).
+struct Mid {
+  LGroups groups;
+  Mapping map;
+};
+std::optional<Mid> output_mid(const LGroups& gc, const LGroups& c_ref, const LGroups& c_mat, const Mapping& cm) {
+  std::vector<std::string> spread;  // labels of the distributed C_c groups
+  for (const Range& r : cm.range) {
+    if (r.empty()) return std::nullopt;
+    for (std::size_t k = 0; k < c_mat.size(); ++k)
+      if (range_of(c_mat, k) == r) spread.push_back(c_mat[k].labels);
+  }
+  if (spread.size() != cm.range.size()) return std::nullopt;
+  Mid mid;
+  bool packed = false;
+  std::size_t j = 0;
+  for (const LGroup& g : gc) {
+    LGroups parts;
+    for (std::size_t n = 0; n < g.labels.size(); ++j) {
+      parts.push_back(c_ref[j]);
+      n += c_ref[j].labels.size();
+    }
+    const bool split = parts.size() > 1 || parts[0].sym != g.sym;
+    const bool spread_part = std::any_of(parts.begin(), parts.end(), [&](const LGroup& x) {
+      return std::find(spread.begin(), spread.end(), x.labels) != spread.end();
+    });
+    if (split && !spread_part) {
+      mid.groups.push_back(g);
+      packed = true;
+    } else {
+      mid.groups.insert(mid.groups.end(), parts.begin(), parts.end());
+    }
+  }
+  if (!packed) return std::nullopt;
+  mid.map.grid = cm.grid;
+  for (const std::string& labels : spread)
+    for (std::size_t k = 0; k < mid.groups.size(); ++k)
+      if (mid.groups[k].labels == labels) mid.map.range.push_back(range_of(mid.groups, k));
+  return mid;
+}
+
+// Where operand A (groups own, refined into A') can move packed, before it
+// unpacks into A_c (groups mat, mapping am): am carried over to A's positions.
+// That needs every distributed A_c group to be a whole group of A, which
+// keeps its position range in A'. None otherwise, or when am replicates A_c
+// along some grid dimensions but not all.
+std::optional<Mapping> packed_mapping(const LGroups& own, const LGroups& refined, const LGroups& mat,
+                                      const Mapping& am) {
+  if (am.whole_on_every_rank()) return Mapping::replicated(am.nranks());
+  auto sorted = [](std::string s) {
+    std::sort(s.begin(), s.end());
+    return s;
+  };
+  Mapping pm;
+  pm.grid = am.grid;
+  for (const Range& r : am.range) {
+    if (r.empty()) return std::nullopt;
+    std::string labels;
+    for (std::size_t k = 0; k < mat.size(); ++k)
+      if (range_of(mat, k) == r) labels = sorted(mat[k].labels);
+    const auto whole = std::find_if(refined.begin(), refined.end(), [&](const LGroup& g) {
+      return sorted(g.labels) == labels;
+    });
+    std::size_t k = 0;
+    while (k < own.size() && sorted(own[k].labels) != labels) ++k;
+    if (labels.empty() || whole == refined.end() || k == own.size() || whole->sym != own[k].sym) return std::nullopt;
+    pm.range.push_back(range_of(own, k));
+  }
+  return pm;
+}
+
+// The largest sent plus received words of any rank.
+std::int64_t max_traffic(const std::vector<std::int64_t>& words, int P) {
+  std::int64_t m = 0;
+  for (int r = 0; r < P; ++r) m = std::max(m, traffic_of(words, P, r));
+  return m;
+}
+
 int index_in(const LGroups& mat, const LGroups& cls, int k) {
   if (k < 0) return -1;
   for (std::size_t i = 0; i < mat.size(); ++i)
@@ -377,29 +459,47 @@ std::shared_ptr<const ContractionPlan> plan_contraction(const Tensor& A0, const 
     auto add_kept = [&](const std::vector<std::int64_t>& w) {
       for (std::size_t i = 0; i < w.size(); ++i) kept[i] += w[i];
     };
-    // An operand that must be unpacked and lands whole on every rank moves
-    // packed (the fewer words) and is unpacked where it lands.
-    const bool a_packed = !a_alias && plan->a.relabel && P > 1 && am.whole_on_every_rank();
-    const bool b_packed = !b_alias && plan->b.relabel && P > 1 && bm.whole_on_every_rank();
-    auto operand_traffic = [&](const Tensor& T, const Shape& ref_shape, const Layout& mat, const OperandPlan& op,
-                               bool packed) {
-      if (packed) return remap_traffic(T.layout(), *ctx.layout(T.shape(), Mapping::replicated(P)), identity_perm(T.order()));
-      return remap_traffic(*ctx.layout(ref_shape, T.mapping()), mat, op.perm);
+    // An operand that must be unpacked moves packed (the fewer words) and is
+    // unpacked where it lands, when it can: always when it lands whole on
+    // every rank, else when that sends no more words.
+    std::optional<Mapping> a_packed, b_packed;
+    auto operand_traffic = [&](const Tensor& T, const LGroups& own, const Shape& ref_shape, const Layout& mat,
+                               const OperandPlan& op, const LGroups& op_mat, std::optional<Mapping>& packed) {
+      auto w = remap_traffic(*ctx.layout(ref_shape, T.mapping()), mat, op.perm);
+      auto pm = P > 1 && op.relabel ? packed_mapping(own, op.refined, op_mat, mat.mapping()) : std::nullopt;
+      if (!pm) return w;
+      auto wp = remap_traffic(T.layout(), *ctx.layout(T.shape(), *pm), identity_perm(T.order()));
+      if (!mat.mapping().whole_on_every_rank() && max_traffic(wp, P) > max_traffic(w, P)) return w;
+      packed = std::move(pm);
+      return wp;
     };
     if (!a_alias) {
-      const auto w = operand_traffic(A, a_ref_shape, *la_c, plan->a, a_packed);
+      const auto w = operand_traffic(A, ga, a_ref_shape, *la_c, plan->a, a_mat, a_packed);
       a_words = add(w);
       if (A.constant()) add_kept(w);
       else copied(*la_c);
     }
     if (!b_alias) {
-      const auto w = operand_traffic(B, b_ref_shape, *lb_c, plan->b, b_packed);
+      const auto w = operand_traffic(B, gb, b_ref_shape, *lb_c, plan->b, b_mat, b_packed);
       b_words = add(w);
       if (B.constant()) add_kept(w);
       else copied(*lb_c);
     }
+    // C_c moves to C as C'' or, when that sends fewer words, as C''' (Mid).
+    std::optional<Mid> mid;
     if (!c_direct) {
-      add(remap_traffic(*lc_c, *ctx.layout(c_ref_shape, C.mapping()), plan->c_perm, partial));
+      auto w = remap_traffic(*lc_c, *ctx.layout(c_ref_shape, C.mapping()), plan->c_perm, partial);
+      if (auto m = P > 1 ? output_mid(gc, plan->c_refined, c_mat, cm) : std::nullopt) {
+        const Shape s = shape_of(m->groups, L.len);
+        const auto lm = ctx.layout(s, m->map);
+        auto wm = remap_traffic(*lm, *ctx.layout(s, C.mapping()), identity_perm(s.order()));
+        if (max_traffic(wm, P) < max_traffic(w, P)) {
+          w = std::move(wm);
+          mid = std::move(m);
+          copied(*lm);
+        }
+      }
+      add(w);
       copied(*lc_c);
     }
     std::int64_t max_words = 0;
@@ -419,9 +519,19 @@ std::shared_ptr<const ContractionPlan> plan_contraction(const Tensor& A0, const 
       plan->c_mat_map = cm;
       plan->a.alias = a_alias;
       plan->b.alias = b_alias;
-      plan->a.packed_first = a_packed;
-      plan->b.packed_first = b_packed;
+      plan->a.packed_first = a_packed.has_value();
+      plan->b.packed_first = b_packed.has_value();
+      plan->a.packed_map = a_packed.value_or(Mapping{});
+      plan->b.packed_map = b_packed.value_or(Mapping{});
       plan->c_direct = c_direct;
+      plan->c_mid = mid.has_value();
+      if (mid) {
+        const std::string labels = concat(mid->groups);
+        plan->c_mid_shape = shape_of(mid->groups, L.len);
+        plan->c_mid_map = mid->map;
+        plan->c_mid_q = positions(c_ref, labels);
+        plan->c_mid_back = positions(labels, lc);
+      }
       plan->partial = partial;
       plan->mapping = fallback ? std::string("replicated") : describe(cd, cl);
       plan->predicted = traffic_of(words, P, ctx.rank());

@@ -35,7 +35,8 @@ struct OperandPlan {
   Mapping mat_map;
   std::vector<int> perm;        // A_c position -> A' position
   bool alias = false;           // A_c is A' (no remap)
-  bool packed_first = false;    // A_c is replicated on every rank: A moves packed, then unpacks locally
+  bool packed_first = false;    // A moves packed (to packed_map), then unpacks locally into A_c
+  Mapping packed_map;           // A_c's mapping on A's positions (whole groups of A only)
   bool trans = false;           // A_c is [H|K|I] (B: [H|J|K]) rather than [H|I|K] ([H|K|J])
   std::int64_t predicted = 0;   // words this rank moves for this operand's remap
 };
@@ -51,6 +52,14 @@ struct ContractionPlan {
   Mapping c_mat_map;
   std::vector<int> c_perm;      // C'' position -> C_c position
   bool c_direct = false;        // the dgemm writes into C itself
+  // C''': C'' with each group of C that C'' splits packed again, where no
+  // grid dimension of C_c's mapping distributes a part of it. Packing such a
+  // group is local, so when C_c must move, C''' moves instead: fewer words.
+  bool c_mid = false;
+  Shape c_mid_shape;
+  Mapping c_mid_map;            // C_c's mapping, on C'' (equally C''') positions
+  std::vector<int> c_mid_q;     // C''' position -> C'' position
+  std::vector<int> c_mid_back;  // C position -> C''' position
   bool partial = false;         // contracted indices split over ranks
   int n_batch = 0;              // leading batch (weighting) components of A_c, B_c, C_c
   int n_i = 0, n_j = 0, n_k = 0;  // row, column and contracted components

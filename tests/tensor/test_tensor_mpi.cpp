@@ -44,7 +44,10 @@ Mapping variant_mapping(Context& ctx, const Shape& s, int variant) {
   return m;
 }
 
-void check_contract(double alpha, const Operand& a, const Operand& b, double beta, const Operand& c, int variant = 0) {
+// Checks C = beta C + alpha A B against the dense twin, and the words moved
+// against the prediction; returns what the planner chose.
+PlanInfo check_contract(double alpha, const Operand& a, const Operand& b, double beta, const Operand& c,
+                        int variant = 0) {
   Context ctx(world());
   Tensor A(ctx, a.shape, variant_mapping(ctx, a.shape, variant), "A");
   Tensor B(ctx, b.shape, variant_mapping(ctx, b.shape, (variant + 1) % 4), "B");
@@ -56,6 +59,7 @@ void check_contract(double alpha, const Operand& a, const Operand& b, double bet
   auto X = dense::product(alpha, Ad, a.labels, Bd, b.labels, c.shape.lens, c.labels);
   auto ref = dense::symmetrize(c.shape, X, dense::output_classes(c.labels, {{a.shape, a.labels}, {b.shape, b.labels}}));
   for (std::size_t i = 0; i < ref.v.size(); ++i) ref.v[i] += beta * Cd.v[i];
+  const PlanInfo info = plan_info(A, a.labels, B, b.labels, C, c.labels);
   contract(alpha, A, a.labels, B, b.labels, beta, C, c.labels);
   const auto rec = world().stats().last();
   const auto got = dense::to_dense(C);
@@ -63,6 +67,7 @@ void check_contract(double alpha, const Operand& a, const Operand& b, double bet
       << "C[" << c.labels << "] = A[" << a.labels << "] B[" << b.labels << "] variant " << variant << " mapping "
       << rec.mapping << " A " << A.mapping().str() << " B " << B.mapping().str() << " C " << C.mapping().str();
   EXPECT_EQ(rec.words, rec.predicted) << rec.name << " " << rec.mapping;
+  return info;
 }
 
 void check_all_variants(double alpha, const Operand& a, const Operand& b, double beta, const Operand& c) {
@@ -286,6 +291,30 @@ TEST(Contraction, TriplesShapes) {
                      {"abcijk", mk({5, 5, 5, 4, 4, 4}, "AANAAN")});
   check_all_variants(1.0, {"amie", mk({5, 3, 3, 5}, "NNNN")}, {"ebcmjk", mk({5, 5, 5, 3, 3, 3}, "AANAAN")}, 1.0,
                      {"abcijk", mk({5, 5, 5, 3, 3, 3}, "AANAAN")});
+}
+
+// Spin blocks of the CCSDT ring term T3(aab) += W T3: the output's groups
+// broken by the product, and the operand's, are packed where no rank boundary
+// splits them, so they move packed (C''' and packed operands in plan.hpp).
+TEST(Contraction, BrokenGroupsMovePacked) {
+  const Operand t3_aab{"abcijk", mk({5, 5, 4, 3, 3, 2}, "ANNANN")};
+  int packed_outputs = 0, packed_operands = 0;
+  for (int v = 0; v < 4; ++v) {
+    const auto same = check_contract(1.0, {"bmje", mk({5, 3, 3, 5}, "NNNN")}, {"eacmik", mk({5, 5, 4, 3, 3, 2}, "ANNANN")},
+                                     1.0, t3_aab, v);
+    const auto opposite = check_contract(1.0, {"bmje", mk({5, 2, 3, 4}, "NNNN")},
+                                         {"aecimk", mk({5, 4, 4, 3, 2, 2}, "NANNAN")}, 1.0, t3_aab, v);
+    const auto ladder = check_contract(1.0, {"acef", mk({5, 4, 5, 4}, "NNNN")},
+                                       {"ebfijk", mk({5, 5, 4, 3, 3, 2}, "ANNANN")}, 1.0, t3_aab, v);
+    for (const auto& p : {same, opposite, ladder}) {
+      packed_outputs += p.packed_output;
+      packed_operands += p.packed_operands;
+    }
+  }
+  if (world().size() > 1) {
+    EXPECT_GT(packed_outputs, 0);
+    EXPECT_GT(packed_operands, 0);
+  }
 }
 
 TEST(Contraction, ScalarsBatchesAndSymmetric) {
