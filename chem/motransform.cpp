@@ -232,6 +232,7 @@ cc::MoIntegrals transform_integrals(tensor::Context& ctx, const Basis& basis, co
                                     const ActiveSpace& space, const par::Log& log, TransformStats* stats,
                                     cc::VvvvNeeds needs) {
   const bool restricted = scf.reference == "rhf";
+  const tensor::OneOffMoves one_off(ctx);
   const double t0 = now();
   const Tensor ao = ao_integrals(ctx, basis);
   const double t1 = now();

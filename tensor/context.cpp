@@ -12,6 +12,12 @@ Context::~Context() = default;
 
 double Context::sum_over_ranks(double x) const { return comm_.allreduce_sum(x); }
 
+bool Context::reserve_program_bytes(std::int64_t bytes) {
+  if (bytes > 0 && program_bytes_ + bytes > program_budget_) return false;
+  program_bytes_ += bytes;
+  return true;
+}
+
 namespace {
 std::string groups_key(const std::vector<Group>& groups, int phase) {
   std::string k = std::to_string(phase) + ":";

@@ -3,6 +3,7 @@
 // Context; nothing in the layer is global.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -44,6 +45,16 @@ class Context {
   // Cached derived data of layers built on tensors (e.g. spin expansions).
   std::map<std::string, std::shared_ptr<const void>>& extensions() { return extensions_; }
 
+  // Redistributions that repeat (every CC iteration) keep their worked-out
+  // index lists (remap.cpp) while all kept lists fit in this many bytes per
+  // rank; the rest are worked out on every call.
+  void set_program_budget(std::int64_t bytes) { program_budget_ = bytes; }
+  std::int64_t program_budget() const { return program_budget_; }
+  std::int64_t program_bytes() const { return program_bytes_; }
+  // Takes `bytes` more of the budget (negative: gives some back). False, and
+  // nothing taken, when that would exceed the budget.
+  bool reserve_program_bytes(std::int64_t bytes);
+
  private:
   const par::Comm& comm_;
   int rank_ = 0;
@@ -52,6 +63,23 @@ class Context {
   std::map<std::string, std::shared_ptr<const Layout>> layouts_;
   std::map<std::string, std::shared_ptr<const ContractionPlan>> plans_;
   std::map<std::string, std::shared_ptr<const void>> extensions_;
+  std::int64_t program_budget_ = std::int64_t{256} << 20;
+  std::int64_t program_bytes_ = 0;
+};
+
+// While it lives, the context keeps no new redistribution programs: for
+// one-off work such as the integral transformation, whose moves never repeat
+// often enough to pay for the memory.
+class OneOffMoves {
+ public:
+  explicit OneOffMoves(Context& ctx) : ctx_(ctx), budget_(ctx.program_budget()) { ctx.set_program_budget(0); }
+  ~OneOffMoves() { ctx_.set_program_budget(budget_); }
+  OneOffMoves(const OneOffMoves&) = delete;
+  OneOffMoves& operator=(const OneOffMoves&) = delete;
+
+ private:
+  Context& ctx_;
+  std::int64_t budget_;
 };
 
 }  // namespace cyclocc::tensor

@@ -4,6 +4,8 @@
 #include "tensor/context.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <limits>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -343,29 +345,19 @@ std::vector<T> fuse_parts(const std::vector<const T*>& parts, const std::vector<
 }
 
 // The sending walk when every part is tabulated: an odometer over the outer
-// components and a tight loop over the fused inner ones (a plain scatter when
-// the destination is fixed), once per replica of Y (yrep: rank offsets).
+// components and a tight loop over the fused inner ones, once per replica of
+// Y (yrep: rank offsets). Calls emit(d, offset in d's Y, local offset in X)
+// for every element and every destination d this rank serves.
+template <class Emit>
 void send_simple(const Layout& X, const SendTables& t, const std::vector<int>& yrep,
-                 const std::vector<char>& send_to, int me, double alpha,
-                 const std::vector<double>& x, std::vector<double>& y,
-                 std::vector<std::vector<std::pair<std::int64_t, double>>>& out, std::vector<char>& sorted,
-                 std::vector<std::int64_t>& last) {
+                 const std::vector<char>& send_to, Emit&& emit) {
   const int K = static_cast<int>(X.comps().size());
   const int P = static_cast<int>(send_to.size());
   const std::int64_t n = X.local_size();
   if (n == 0) return;
-  auto put = [&](int d, std::int64_t off, double v) {
-    if (d == me) {
-      y[off] += alpha * v;
-      return;
-    }
-    if (off < last[d]) sorted[d] = 0;
-    last[d] = off;
-    out[d].emplace_back(off, v);
-  };
   if (K == 0) {
     for (int rep : yrep)
-      if (send_to[rep]) put(rep, 0, x[0]);
+      if (send_to[rep]) emit(rep, 0, 0);
     return;
   }
   const auto& ext = X.extent();
@@ -395,19 +387,14 @@ void send_simple(const Layout& X, const SendTables& t, const std::vector<int>& y
     for (int rep : yrep) {  // every replica of Y holding the element
       if (fixed) {
         const int d = rank + rp[0] + rep;
-        if (send_to[d] && d == me) {
-          const std::int64_t o = off[d];
-          const std::int64_t* od = ops[d].data();
-          const double* xs = x.data() + i;
-          double* yd = y.data();
-          for (std::int64_t v = 0; v < inner; ++v) yd[o + od[v]] += alpha * xs[v];
-        } else if (send_to[d]) {
-          for (std::int64_t v = 0; v < inner; ++v) put(d, off[d] + ops[d][v], x[i + v]);
-        }
+        if (!send_to[d]) continue;
+        const std::int64_t o = off[d];
+        const std::int64_t* od = ops[d].data();
+        for (std::int64_t v = 0; v < inner; ++v) emit(d, o + od[v], i + v);
       } else {
         for (std::int64_t v = 0; v < inner; ++v) {
           const int d = rank + rp[v] + rep;
-          if (send_to[d]) put(d, off[d] + ops[d][v], x[i + v]);
+          if (send_to[d]) emit(d, off[d] + ops[d][v], i + v);
         }
       }
     }
@@ -418,19 +405,12 @@ void send_simple(const Layout& X, const SendTables& t, const std::vector<int>& y
   }
 }
 
-}  // namespace
-
-void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double alpha, bool partial) {
-  const Layout& X = Xt.layout();
-  const Layout& Y = Yt.layout();
-  check_perm(X, Y, perm);
-  const par::Comm& comm = Yt.ctx().comm();
-  const int P = comm.size();
-  const int me = comm.rank();
-  auto& ydata = Yt.data();
-  const auto& xdata = Xt.data();
-
-  // ---- sender: destination rank and offset of every local element --------
+// The sender's side of remapping X into Y: emit(d, offset in d's Y, local
+// offset in X) for every element this rank delivers, to itself (d == me) or
+// to another rank, in X's storage order.
+template <class Emit>
+void sender_walk(const Layout& X, const Layout& Y, const std::vector<int>& perm, bool partial, int me, Emit&& emit) {
+  const int P = X.nranks();
   const auto yparts = rank_parts(Y);
   const auto yrep = replica_offsets(Y);
   const auto xrep = replica_offsets(X);
@@ -449,18 +429,9 @@ void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double al
   std::vector<std::vector<std::int64_t>> ystride(P);
   for (int d = 0; d < P; ++d) ystride[d] = Y.strides(d);
   const SendTables tables = send_tables(X, Y, id_feeds(X, Y, perm, true), yparts, ystride, send_to);
-
-  std::vector<std::vector<std::pair<std::int64_t, double>>> out(P);
-  // An even share of the local elements per destination, so that the buffers
-  // of a large redistribution rarely grow (and copy) on the way.
-  for (int d = 0; d < P; ++d)
-    if (d != me && send_to[d]) out[d].reserve(static_cast<std::size_t>(X.local_size() / P));
-  std::vector<char> sorted(P, 1);
-  std::vector<std::int64_t> last(P, -1);
+  if (tables.multi.empty()) return send_simple(X, tables, yrep, send_to, emit);
   std::vector<std::int64_t> yid(Y.comps().size());
-  if (tables.multi.empty()) {
-    send_simple(X, tables, yrep, send_to, me, alpha, xdata, ydata, out, sorted, last);
-  } else walk_parts(X, tables, P, [&](std::int64_t i, int base, const std::vector<std::int64_t>& off_outer,
+  walk_parts(X, tables, P, [&](std::int64_t i, int base, const std::vector<std::int64_t>& off_outer,
                                const std::vector<std::int64_t>& u) {
     const std::int64_t ulast = u.empty() ? 0 : u.back();
     const int klast = static_cast<int>(u.size()) - 1;
@@ -472,43 +443,25 @@ void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double al
       if (!send_to[d]) continue;
       std::int64_t off = off_outer[d] + (klast >= 0 ? tables.off_part[klast][d][ulast] : 0);
       for (int r : tables.multi_ycomps) off += Y.comps()[r].table->pos[yid[r]] * ystride[d][r];
-      if (d == me) {
-        ydata[off] += alpha * xdata[i];
-      } else {
-        if (off < last[d]) sorted[d] = 0;
-        last[d] = off;
-        out[d].emplace_back(off, xdata[i]);
-      }
+      emit(d, off, i);
     }
   });
-  if (P == 1) return;
+}
 
-  std::vector<std::int64_t> send_counts(P, 0);
-  std::vector<double> send;
-  for (int d = 0; d < P; ++d) {
-    send_counts[d] = static_cast<std::int64_t>(out[d].size());
-    if (sorted[d]) {
-      for (const auto& [off, v] : out[d]) send.push_back(v);
-    } else {
-      const auto vals = ordered_values(out[d], Y.local_size(d));
-      send.insert(send.end(), vals.begin(), vals.end());
-    }
-    std::vector<std::pair<std::int64_t, double>>().swap(out[d]);
-  }
-  std::vector<std::int64_t> recv_counts;
-  const auto recv = comm.alltoallv(send, send_counts, recv_counts);
-
-  // ---- receiver: which rank sent each element, in storage order ----------
-  std::vector<std::int64_t> next(P, 0);
-  for (int s = 1; s < P; ++s) next[s] = next[s - 1] + recv_counts[s - 1];
+// The receiver's side: take(s, local offset in Y) for every value this rank
+// receives from another rank s, in Y's storage order (the order in which s
+// sends them).
+template <class Take>
+void receiver_walk(const Layout& X, const Layout& Y, const std::vector<int>& perm, bool partial, int me, Take&& take) {
+  const auto xrep = replica_offsets(X);
   const RecvTables rt = recv_tables(X, Y, sum_feeds(X, Y, perm));
+  const std::int64_t n = Y.local_size();
+  const int K = static_cast<int>(Y.comps().size());
+  if (n == 0) return;
   if (rt.multi.empty() && !partial && xrep.size() == 1) {
     // Each element has one possible sender: a tight walk.
-    const std::int64_t n = Y.local_size();
-    const int K = static_cast<int>(Y.comps().size());
-    if (n == 0) return;
     if (K == 0) {
-      if (0 != me) ydata[0] += alpha * recv[next[0]++];
+      if (0 != me) take(0, 0);
       return;
     }
     const auto& ext = Y.extent();
@@ -518,13 +471,12 @@ void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double al
     const std::vector<int> sp = fuse_parts(sparts, ext, first);
     const std::int64_t inner = static_cast<std::int64_t>(sp.size());
     std::vector<std::int64_t> u(K, 0);
-    double* yd = ydata.data();
     for (std::int64_t i = 0; i < n; i += inner) {
       int outer = 0;
       for (int c = 0; c < first; ++c) outer += rt.src_part[c][u[c]];
       for (std::int64_t v = 0; v < inner; ++v) {
         const int s = outer + sp[v];
-        if (s != me) yd[i + v] += alpha * recv[next[s]++];
+        if (s != me) take(s, i + v);
       }
       for (int c = first - 1; c >= 0; --c) {
         if (++u[c] < ext[c]) break;
@@ -543,14 +495,145 @@ void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double al
     }
     if (partial) {
       for (int o : xrep)
-        if (base + o != me) ydata[i] += alpha * recv[next[base + o]++];
+        if (base + o != me) take(base + o, i);
       return;
     }
     for (int o : xrep)
       if (base + o == me) return;  // written locally by the sender phase
-    const int s = base + xrep[me % xrep.size()];
-    ydata[i] += alpha * recv[next[s]++];
+    take(base + xrep[me % xrep.size()], i);
   });
+}
+
+// The whole of a remap worked out once, as index lists: what this rank sends
+// to each rank (X offsets, in the receiver's order), what stays (pairs of
+// offsets), and where each received value goes. Running it is a gather, one
+// exchange and a scatter. Offsets are 32-bit (the local sizes are checked).
+struct RemapProgram {
+  std::vector<std::int64_t> send_counts;
+  std::vector<std::int32_t> send_x;
+  std::vector<std::int32_t> local_x, local_y;
+  std::vector<std::int32_t> recv_y;
+  std::int64_t bytes() const {
+    return 4 * static_cast<std::int64_t>(send_x.size() + local_x.size() + local_y.size() + recv_y.size());
+  }
+};
+
+RemapProgram remap_program(const Layout& X, const Layout& Y, const std::vector<int>& perm, bool partial, int me) {
+  const int P = X.nranks();
+  RemapProgram p;
+  std::vector<std::vector<std::pair<std::int64_t, std::int32_t>>> out(P);
+  sender_walk(X, Y, perm, partial, me, [&](int d, std::int64_t off, std::int64_t i) {
+    if (d == me) {
+      p.local_x.push_back(static_cast<std::int32_t>(i));
+      p.local_y.push_back(static_cast<std::int32_t>(off));
+    } else {
+      out[d].emplace_back(off, static_cast<std::int32_t>(i));
+    }
+  });
+  p.send_counts.assign(P, 0);
+  for (int d = 0; d < P; ++d) {
+    std::stable_sort(out[d].begin(), out[d].end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    p.send_counts[d] = static_cast<std::int64_t>(out[d].size());
+    for (const auto& [off, i] : out[d]) p.send_x.push_back(i);
+    std::vector<std::pair<std::int64_t, std::int32_t>>().swap(out[d]);
+  }
+  std::vector<std::vector<std::int32_t>> from(P);
+  receiver_walk(X, Y, perm, partial, me, [&](int s, std::int64_t i) { from[s].push_back(static_cast<std::int32_t>(i)); });
+  for (int s = 0; s < P; ++s) p.recv_y.insert(p.recv_y.end(), from[s].begin(), from[s].end());
+  return p;
+}
+
+void run_program(const RemapProgram& p, const par::Comm& comm, const double* x, double* y, double alpha) {
+  for (std::size_t k = 0; k < p.local_x.size(); ++k) y[p.local_y[k]] += alpha * x[p.local_x[k]];
+  if (comm.size() == 1) return;
+  std::vector<double> send(p.send_x.size());
+  for (std::size_t k = 0; k < send.size(); ++k) send[k] = x[p.send_x[k]];
+  std::vector<std::int64_t> recv_counts;
+  const auto recv = comm.alltoallv(send, p.send_counts, recv_counts);
+  if (recv.size() != p.recv_y.size()) throw std::logic_error("remap: received other than planned");
+  for (std::size_t k = 0; k < recv.size(); ++k) y[p.recv_y[k]] += alpha * recv[k];
+}
+
+// The program for these layouts (the context's own, so their addresses name
+// them), kept in the context from the second call on (one-off moves, such as
+// the integral transformation's, keep nothing) while the programs kept stay
+// within its budget (Context::set_program_budget). Null when there is none.
+const RemapProgram* cached_program(Context& ctx, const Layout& X, const Layout& Y, const std::vector<int>& perm,
+                                   bool partial) {
+  constexpr std::int64_t kMax32 = std::numeric_limits<std::int32_t>::max();
+  if (X.local_size() > kMax32 || Y.local_size() > kMax32) return nullptr;
+  char key[96];
+  std::snprintf(key, sizeof key, "remap|%p|%p|%d|", static_cast<const void*>(&X), static_cast<const void*>(&Y),
+                partial ? 1 : 0);
+  std::string k = key;
+  for (int q : perm) k += std::to_string(q) + ",";
+  auto& cache = ctx.extensions();
+  const auto it = cache.find(k);
+  if (it == cache.end()) {
+    cache.emplace(k, nullptr);  // seen once
+    return nullptr;
+  }
+  if (it->second) return static_cast<const RemapProgram*>(it->second.get());
+  // At most: every local X element sent or kept, every local Y element received.
+  const std::int64_t bound = 4 * (2 * X.local_size() * static_cast<std::int64_t>(replica_offsets(Y).size()) +
+                                  Y.local_size() * static_cast<std::int64_t>(replica_offsets(X).size()));
+  if (!ctx.reserve_program_bytes(bound)) return nullptr;
+  auto p = std::make_shared<RemapProgram>(remap_program(X, Y, perm, partial, ctx.rank()));
+  ctx.reserve_program_bytes(p->bytes() - bound);
+  it->second = p;
+  return p.get();
+}
+
+}  // namespace
+
+void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double alpha, bool partial) {
+  const Layout& X = Xt.layout();
+  const Layout& Y = Yt.layout();
+  check_perm(X, Y, perm);
+  const par::Comm& comm = Yt.ctx().comm();
+  const int P = comm.size();
+  const int me = comm.rank();
+  auto& ydata = Yt.data();
+  const auto& xdata = Xt.data();
+  if (const RemapProgram* p = cached_program(Yt.ctx(), X, Y, perm, partial))
+    return run_program(*p, comm, xdata.data(), ydata.data(), alpha);
+
+  // Once: the sender delivers its own elements and lists the others by destination.
+  std::vector<std::vector<std::pair<std::int64_t, double>>> out(P);
+  // An even share of the local elements per destination, so that the buffers
+  // of a large redistribution rarely grow (and copy) on the way.
+  for (int d = 0; d < P; ++d)
+    if (d != me) out[d].reserve(static_cast<std::size_t>(X.local_size() / P));
+  std::vector<char> sorted(P, 1);
+  std::vector<std::int64_t> last(P, -1);
+  sender_walk(X, Y, perm, partial, me, [&](int d, std::int64_t off, std::int64_t i) {
+    if (d == me) {
+      ydata[off] += alpha * xdata[i];
+      return;
+    }
+    if (off < last[d]) sorted[d] = 0;
+    last[d] = off;
+    out[d].emplace_back(off, xdata[i]);
+  });
+  if (P == 1) return;
+
+  std::vector<std::int64_t> send_counts(P, 0);
+  std::vector<double> send;
+  for (int d = 0; d < P; ++d) {
+    send_counts[d] = static_cast<std::int64_t>(out[d].size());
+    if (sorted[d]) {
+      for (const auto& [off, v] : out[d]) send.push_back(v);
+    } else {
+      const auto vals = ordered_values(out[d], Y.local_size(d));
+      send.insert(send.end(), vals.begin(), vals.end());
+    }
+    std::vector<std::pair<std::int64_t, double>>().swap(out[d]);
+  }
+  std::vector<std::int64_t> recv_counts;
+  const auto recv = comm.alltoallv(send, send_counts, recv_counts);
+  std::vector<std::int64_t> next(P, 0);
+  for (int s = 1; s < P; ++s) next[s] = next[s - 1] + recv_counts[s - 1];
+  receiver_walk(X, Y, perm, partial, me, [&](int s, std::int64_t i) { ydata[i] += alpha * recv[next[s]++]; });
 }
 
 // ---- exact traffic prediction -----------------------------------------------
