@@ -315,10 +315,19 @@ void SpinTensor::scale(double alpha) {
     if (!stale_.count(kv.first)) kv.second.scale(alpha);
 }
 double SpinTensor::dot(const SpinTensor& o) const {
-  ensure_derived();
-  o.ensure_derived();
+  // A flipped image has its partner's dot product (the flip permutes, with a
+  // sign, the elements of both): the partner counts twice (flip_weight), and
+  // the image is neither filled nor read.
+  const bool flips = dims_.restricted && o.dims_.restricted;
+  auto weight = [&](const std::string& k) { return flips ? flip_weight(k) : 1; };
+  std::set<std::string> keys;
+  for (const auto& kv : blocks_)
+    if (weight(kv.first) > 0) keys.insert(kv.first);
+  ensure_derived(keys);
+  o.ensure_derived(keys);
   double s = 0;
-  for (const auto& kv : blocks_) s += kv.second.dot(o.block(kv.first));
+  for (const auto& kv : blocks_)
+    if (const int w = weight(kv.first)) s += w * kv.second.dot(o.block(kv.first));
   return s;
 }
 double SpinTensor::norm2() const { return std::sqrt(dot(*this)); }

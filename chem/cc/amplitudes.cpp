@@ -1,5 +1,6 @@
 #include "chem/cc/amplitudes.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace cyclocc::cc {
@@ -55,6 +56,30 @@ void Amplitudes::multiply(const Amplitudes& f) {
       for (std::size_t i = 0; i < ad.size(); ++i) ad[i] *= bd[i];
     }
   });
+}
+
+void Amplitudes::combine(const std::vector<double>& c, const std::vector<const Amplitudes*>& x) {
+  auto tensors = [](auto& a) {
+    std::vector<decltype(&a.t1)> v{&a.t1, &a.t2};
+    if (a.t3) v.push_back(&*a.t3);
+    return v;
+  };
+  const auto out = tensors(*this);
+  for (std::size_t n = 0; n < out.size(); ++n)
+    for (const auto& k : out[n]->block_keys()) {
+      std::vector<const double*> src;
+      for (const Amplitudes* a : x) src.push_back(tensors(*a)[n]->block(k).data().data());
+      auto& o = out[n]->block(k).data();
+      // In chunks that stay in cache, so that each x[i] is read once and the
+      // loops vectorise.
+      constexpr std::size_t kChunk = 1024;
+      for (std::size_t first = 0; first < o.size(); first += kChunk) {
+        const std::size_t last = std::min(o.size(), first + kChunk);
+        for (std::size_t i = first; i < last; ++i) o[i] = 0;
+        for (std::size_t j = 0; j < src.size(); ++j)
+          for (std::size_t i = first; i < last; ++i) o[i] += c[j] * src[j][i];
+      }
+    }
 }
 
 double Amplitudes::dot(const Amplitudes& o) const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "chem/cc/mo_integrals.hpp"
 
@@ -20,6 +21,8 @@ struct Amplitudes {
   void scale(double alpha);
   void axpy(double alpha, const Amplitudes& x);  // this += alpha * x
   void multiply(const Amplitudes& f);            // this *= f, element by element
+  // this = sum_i c[i] * x[i] (same structure), in one pass over the x[i] (DIIS).
+  void combine(const std::vector<double>& c, const std::vector<const Amplitudes*>& x);
   double dot(const Amplitudes& o) const;         // over all unique (packed) amplitudes
   double norm2() const;
   double norm2_t3() const;

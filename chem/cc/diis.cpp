@@ -7,13 +7,20 @@ namespace cyclocc::cc {
 void AmplitudeDiis::extrapolate(Amplitudes& t, const Amplitudes& error) {
   if (max_ <= 0) return;
   if (static_cast<int>(vectors_.size()) == max_) {
+    // The oldest pair's storage takes the new one (no new allocation).
+    Amplitudes v = std::move(vectors_.front()), e = std::move(errors_.front());
     vectors_.pop_front();
     errors_.pop_front();
     overlaps_.pop_front();
     for (auto& row : overlaps_) row.erase(row.begin());
+    v = t;
+    e = error;
+    vectors_.push_back(std::move(v));
+    errors_.push_back(std::move(e));
+  } else {
+    vectors_.push_back(t);
+    errors_.push_back(error);
   }
-  vectors_.push_back(t);
-  errors_.push_back(error);
   std::vector<double> row;
   for (const Amplitudes& e : errors_) row.push_back(e.dot(error));
   overlaps_.push_back(row);
@@ -31,8 +38,9 @@ void AmplitudeDiis::extrapolate(Amplitudes& t, const Amplitudes& error) {
   const double scale = b.topLeftCorner(n, n).diagonal().maxCoeff();
   if (scale > 0) b.topLeftCorner(n, n) /= scale;
   const Eigen::VectorXd c = b.colPivHouseholderQr().solve(rhs);
-  t.set_zero();
-  for (int i = 0; i < n; ++i) t.axpy(c(i), vectors_[i]);
+  std::vector<const Amplitudes*> from;
+  for (const Amplitudes& v : vectors_) from.push_back(&v);
+  t.combine(std::vector<double>(c.data(), c.data() + n), from);
 }
 
 }  // namespace cyclocc::cc

@@ -138,9 +138,9 @@ void check_ccsd(bool restricted) {
 }  // namespace
 
 // The solver's updates of restricted amplitudes (axpy, multiply by the
-// denominators, dot): every block, flipped images and the all-alpha block
-// included, comes out as the same update of the same block, and the dot
-// counts every unique spin-orbital amplitude once.
+// denominators, DIIS's combination, dot): every block, flipped images and the
+// all-alpha block included, comes out as the same update of the same block,
+// and the dot counts every unique spin-orbital amplitude once.
 TEST(Ccsd, RestrictedAmplitudeUpdatesMatchTheSpinOrbitalOnes) {
   Fixture f(true);
   cc::Amplitudes a(f.ctx, f.d, true), b(f.ctx, f.d, true);
@@ -157,6 +157,19 @@ TEST(Ccsd, RestrictedAmplitudeUpdatesMatchTheSpinOrbitalOnes) {
                  iv = w->block(k).gather_all();
       double err = 0;
       for (std::size_t i = 0; i < cv.size(); ++i) err = std::max(err, std::abs(cv[i] - (av[i] + 0.3 * bv[i]) * iv[i]));
+      EXPECT_LT(err, 1e-14) << x->name() << " " << k;
+    }
+  // DIIS's combination, every block included.
+  cc::Amplitudes m = cc::Amplitudes::zeros_like(a);
+  m.combine({0.3, -1.2, 0.5}, {&a, &b, &c});
+  for (auto [x, y, z, w] : {std::tuple{&m.t1, &a.t1, &b.t1, &c.t1}, {&m.t2, &a.t2, &b.t2, &c.t2},
+                            {&*m.t3, &*a.t3, &*b.t3, &*c.t3}})
+    for (const auto& k : x->block_keys()) {
+      const auto mv = x->block(k).gather_all(), av = y->block(k).gather_all(), bv = z->block(k).gather_all(),
+                 cv = w->block(k).gather_all();
+      double err = 0;
+      for (std::size_t i = 0; i < mv.size(); ++i)
+        err = std::max(err, std::abs(mv[i] - (0.3 * av[i] - 1.2 * bv[i] + 0.5 * cv[i])));
       EXPECT_LT(err, 1e-14) << x->name() << " " << k;
     }
   // Each unique amplitude appears (n!)^2 times in the spin-orbital array (n = 1, 2, 3).
