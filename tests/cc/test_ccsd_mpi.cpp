@@ -2,6 +2,8 @@
 // for RHF-like and UHF-like random integrals, on 1, 2 and 3 ranks.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <tuple>
 
 #include "chem/cc/ccsd.hpp"
@@ -135,6 +137,27 @@ void check_ccsd(bool restricted) {
   EXPECT_LT(e2, 1e-12);
 }
 
+// Checks every block of `got` (flipped images and the all-alpha block
+// included) against f applied element by element to the same blocks of `in`.
+void expect_blockwise(const cc::Amplitudes& got, const std::vector<const cc::Amplitudes*>& in,
+                      const std::function<double(const std::vector<double>&)>& f) {
+  auto tensors = [](const cc::Amplitudes& x) { return std::vector<const cc::SpinTensor*>{&x.t1, &x.t2, &*x.t3}; };
+  const auto out = tensors(got);
+  for (std::size_t n = 0; n < out.size(); ++n)
+    for (const auto& k : out[n]->block_keys()) {
+      const auto gv = out[n]->block(k).gather_all();
+      std::vector<std::vector<double>> iv;
+      for (const cc::Amplitudes* x : in) iv.push_back(tensors(*x)[n]->block(k).gather_all());
+      double err = 0;
+      std::vector<double> args(in.size());
+      for (std::size_t i = 0; i < gv.size(); ++i) {
+        for (std::size_t j = 0; j < in.size(); ++j) args[j] = iv[j][i];
+        err = std::max(err, std::abs(gv[i] - f(args)));
+      }
+      EXPECT_LT(err, 1e-14) << out[n]->name() << " " << k;
+    }
+}
+
 }  // namespace
 
 // The solver's updates of restricted amplitudes (axpy, multiply by the
@@ -150,28 +173,10 @@ TEST(Ccsd, RestrictedAmplitudeUpdatesMatchTheSpinOrbitalOnes) {
   cc::Amplitudes c = a;
   c.axpy(0.3, b);
   c.multiply(inv);
-  for (auto [x, y, z, w] : {std::tuple{&c.t1, &a.t1, &b.t1, &inv.t1}, {&c.t2, &a.t2, &b.t2, &inv.t2},
-                            {&*c.t3, &*a.t3, &*b.t3, &*inv.t3}})
-    for (const auto& k : x->block_keys()) {
-      const auto cv = x->block(k).gather_all(), av = y->block(k).gather_all(), bv = z->block(k).gather_all(),
-                 iv = w->block(k).gather_all();
-      double err = 0;
-      for (std::size_t i = 0; i < cv.size(); ++i) err = std::max(err, std::abs(cv[i] - (av[i] + 0.3 * bv[i]) * iv[i]));
-      EXPECT_LT(err, 1e-14) << x->name() << " " << k;
-    }
-  // DIIS's combination, every block included.
+  expect_blockwise(c, {&a, &b, &inv}, [](const std::vector<double>& x) { return (x[0] + 0.3 * x[1]) * x[2]; });
   cc::Amplitudes m = cc::Amplitudes::zeros_like(a);
   m.combine({0.3, -1.2, 0.5}, {&a, &b, &c});
-  for (auto [x, y, z, w] : {std::tuple{&m.t1, &a.t1, &b.t1, &c.t1}, {&m.t2, &a.t2, &b.t2, &c.t2},
-                            {&*m.t3, &*a.t3, &*b.t3, &*c.t3}})
-    for (const auto& k : x->block_keys()) {
-      const auto mv = x->block(k).gather_all(), av = y->block(k).gather_all(), bv = z->block(k).gather_all(),
-                 cv = w->block(k).gather_all();
-      double err = 0;
-      for (std::size_t i = 0; i < mv.size(); ++i)
-        err = std::max(err, std::abs(mv[i] - (0.3 * av[i] - 1.2 * bv[i] + 0.5 * cv[i])));
-      EXPECT_LT(err, 1e-14) << x->name() << " " << k;
-    }
+  expect_blockwise(m, {&a, &b, &c}, [](const std::vector<double>& x) { return 0.3 * x[0] - 1.2 * x[1] + 0.5 * x[2]; });
   // Each unique amplitude appears (n!)^2 times in the spin-orbital array (n = 1, 2, 3).
   const twin::Amps A = twin_amps(a), C = twin_amps(c);
   double dot = 0;
