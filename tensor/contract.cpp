@@ -3,6 +3,7 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -111,7 +112,10 @@ std::int64_t product(const std::vector<std::int64_t>& e, int from, int to) {
   return n;
 }
 
-// C_c[h] += alpha * A_c[h] * B_c[h] for every batch index h, one dgemm each.
+constexpr std::int64_t kGemmRows = 384;
+
+// C_c[h] += alpha * A_c[h] * B_c[h] for every batch index h, one dgemm each
+// (or one per slab of rows, see below).
 void local_gemm(const ContractionPlan& p, const Tensor& Ac, const Tensor& Bc, Tensor& Cc, double alpha) {
   const auto& ea = Ac.layout().extent();
   const auto& eb = Bc.layout().extent();
@@ -127,12 +131,20 @@ void local_gemm(const ContractionPlan& p, const Tensor& Ac, const Tensor& Bc, Te
   const double* a = Ac.data().data();
   const double* b = Bc.data().data();
   double* c = Cc.data().data();
-  for (std::int64_t x = 0; x < H; ++x) {
-    cblas_dgemm(CblasRowMajor, p.a.trans ? CblasTrans : CblasNoTrans, p.b.trans ? CblasTrans : CblasNoTrans,
-                static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), alpha, a + x * M * K,
-                static_cast<int>(p.a.trans ? M : K), b + x * K * N, static_cast<int>(p.b.trans ? K : N), 1.0,
-                c + x * M * N, static_cast<int>(N));
-  }
+  // With few columns (N) and many rows, OpenBLAS packs slabs of A larger
+  // than the L2 cache and reads them back from further out. Slabs of 384 rows
+  // run 7-13% faster on this machine (M = K = 4950, N = 45: 34 -> 38.6
+  // GFLOP/s, against 53 for 2000^3; bench/tensor (a)).
+  const std::int64_t rows = N <= 64 && M > 2 * kGemmRows ? kGemmRows : M;
+  for (std::int64_t x = 0; x < H; ++x)
+    for (std::int64_t i = 0; i < M; i += rows) {
+      const std::int64_t m = std::min(rows, M - i);
+      const double* ai = a + x * M * K + (p.a.trans ? i : i * K);
+      cblas_dgemm(CblasRowMajor, p.a.trans ? CblasTrans : CblasNoTrans, p.b.trans ? CblasTrans : CblasNoTrans,
+                  static_cast<int>(m), static_cast<int>(N), static_cast<int>(K), alpha, ai,
+                  static_cast<int>(p.a.trans ? M : K), b + x * K * N, static_cast<int>(p.b.trans ? K : N), 1.0,
+                  c + x * M * N + i * N, static_cast<int>(N));
+    }
 }
 
 // A copy of the prepared operand X with each element scaled by 1 / prod(m!)

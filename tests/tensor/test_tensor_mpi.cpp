@@ -350,6 +350,15 @@ TEST(Contraction, BrokenGroupsMovePacked) {
   }
 }
 
+// Few columns and many rows: the local dgemm runs in slabs of rows
+// (contract.cpp, kGemmRows), here 861 ab pairs by 3 ij pairs on one rank.
+TEST(Contraction, ManyRowsFewColumns) {
+  check_all_variants(0.5, {"abef", mk({42, 42, 12, 12}, "ANAN")}, {"efij", mk({12, 12, 3, 3}, "ANAN")}, 1.0,
+                     {"abij", mk({42, 42, 3, 3}, "ANAN")});
+  check_all_variants(1.0, {"aefb", mk({42, 12, 12, 42}, "NANN")}, {"jief", mk({3, 3, 12, 12}, "ANAN")}, 1.0,
+                     {"abij", mk({42, 42, 3, 3}, "ANAN")});
+}
+
 TEST(Contraction, ScalarsBatchesAndSymmetric) {
   check_all_variants(0.25, {"ijab", mk({4, 4, 6, 6}, "ANAN")}, {"abij", mk({6, 6, 4, 4}, "ANAN")}, 1.0,
                      {"", mk({}, "")});
