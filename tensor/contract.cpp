@@ -70,7 +70,7 @@ class Prepared {
  private:
   // T moves as it is (packed) to A_c's mapping, then unpacks locally.
   void packed_first(const OperandPlan& op, const Tensor& T) {
-    Tensor moved(T.ctx(), T.shape(), op.packed_map, T.name());
+    Tensor moved(T.ctx(), T.shape(), *op.packed_first, T.name());
     remap(T, moved, identity_perm(T.order()), 1.0);
     if (!fused(op, moved, T)) throw std::logic_error("contract: a packed operand's layouts are not local");
   }
@@ -162,30 +162,24 @@ Tensor weighted_copy(const Tensor& X, const std::vector<Range>& groups) {
   return w;
 }
 
-// The inverse of a permutation.
-std::vector<int> inverse(const std::vector<int>& perm) {
-  std::vector<int> back(perm.size());
-  for (std::size_t j = 0; j < perm.size(); ++j) back[perm[j]] = static_cast<int>(j);
-  return back;
-}
-
 // C += C_c through C''' (ContractionPlan::c_mid): C_c is relabelled locally
 // into C''' (packing the groups no rank boundary splits), which moves to C's
 // mapping and is relabelled into C.
 void move_packed_output(const ContractionPlan& p, const Tensor& cc, Tensor& C) {
   Context& ctx = C.ctx();
-  const auto ref = ctx.layout(p.c_ref_shape, p.c_mid_map);
-  const auto at = local_offset_parts(ctx, *ref, cc.layout(), inverse(p.c_perm));
+  const ContractionPlan::Mid& m = *p.c_mid;
+  const auto ref = ctx.layout(p.c_ref_shape, m.map);
+  const auto at = local_offset_parts(ctx, *ref, cc.layout(), inverse_perm(p.c_perm));
   if (!at) throw std::logic_error("contract: C_c and C'' differ in more than order");
-  Tensor mid(ctx, p.c_mid_shape, p.c_mid_map);
-  relabel_from(cc, *ref, *at, mid, p.c_mid_q, 1.0);
-  if (p.c_mid_shape == C.shape() && p.c_mid_back == identity_perm(C.order())) {
-    remap(mid, C, p.c_mid_back, 1.0);
+  Tensor mid(ctx, m.shape, m.map);
+  relabel_from(cc, *ref, *at, mid, m.q, 1.0);
+  if (m.shape == C.shape() && m.back == identity_perm(C.order())) {
+    remap(mid, C, m.back, 1.0);
     return;
   }
-  Tensor moved(ctx, p.c_mid_shape, C.mapping());
+  Tensor moved(ctx, m.shape, C.mapping());
   remap(mid, moved, identity_perm(C.order()), 1.0);
-  relabel(moved, C, p.c_mid_back, 1.0);
+  relabel(moved, C, m.back, 1.0);
 }
 
 std::string op_name(const char* what, const Tensor& C, const std::string& lc, const Tensor& A, const std::string& la,
@@ -234,7 +228,7 @@ void contract(double alpha, const Tensor& A0, const std::string& la, const Tenso
       // The remap into C's mapping fused into the relabel when it is local.
       const auto ref = C.ctx().layout(plan->c_ref_shape, C.mapping());
       // (Partial sums must be added over the ranks: never local.)
-      const auto at = plan->partial ? nullptr : local_offset_parts(C.ctx(), *ref, cc.layout(), inverse(plan->c_perm));
+      const auto at = plan->partial ? nullptr : local_offset_parts(C.ctx(), *ref, cc.layout(), inverse_perm(plan->c_perm));
       if (at) {
         relabel_from(cc, *ref, *at, C, plan->c_q, 1.0);
       } else {
@@ -259,8 +253,10 @@ void contract(double alpha, const Tensor& A0, const std::string& la, const Tenso
 PlanInfo plan_info(const Tensor& A, const std::string& la, const Tensor& B, const std::string& lb, const Tensor& C,
                    const std::string& lc) {
   const auto plan = plan_contraction(A, la, B, lb, C, lc);
-  auto distributed_packed = [](const OperandPlan& op) { return op.packed_first && !op.packed_map.whole_on_every_rank(); };
-  return PlanInfo{plan->mapping, plan->predicted, plan->flops, plan->c_mid,
+  auto distributed_packed = [](const OperandPlan& op) {
+    return op.packed_first && !op.packed_first->whole_on_every_rank();
+  };
+  return PlanInfo{plan->mapping, plan->predicted, plan->flops, plan->c_mid.has_value(),
                   int(distributed_packed(plan->a)) + int(distributed_packed(plan->b))};
 }
 

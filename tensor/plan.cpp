@@ -201,14 +201,20 @@ struct Mid {
   LGroups groups;
   Mapping map;
 };
+// The index of the group of `groups` whose positions are r, or -1.
+int group_at(const LGroups& groups, const Range& r) {
+  for (std::size_t k = 0; k < groups.size(); ++k)
+    if (range_of(groups, k) == r) return static_cast<int>(k);
+  return -1;
+}
+
 std::optional<Mid> output_mid(const LGroups& gc, const LGroups& c_ref, const LGroups& c_mat, const Mapping& cm) {
   std::vector<std::string> spread;  // labels of the distributed C_c groups
   for (const Range& r : cm.range) {
-    if (r.empty()) return std::nullopt;
-    for (std::size_t k = 0; k < c_mat.size(); ++k)
-      if (range_of(c_mat, k) == r) spread.push_back(c_mat[k].labels);
+    const int k = r.empty() ? -1 : group_at(c_mat, r);
+    if (k < 0) return std::nullopt;
+    spread.push_back(c_mat[k].labels);
   }
-  if (spread.size() != cm.range.size()) return std::nullopt;
   Mid mid;
   bool packed = false;
   std::size_t j = 0;
@@ -252,16 +258,15 @@ std::optional<Mapping> packed_mapping(const LGroups& own, const LGroups& refined
   Mapping pm;
   pm.grid = am.grid;
   for (const Range& r : am.range) {
-    if (r.empty()) return std::nullopt;
-    std::string labels;
-    for (std::size_t k = 0; k < mat.size(); ++k)
-      if (range_of(mat, k) == r) labels = sorted(mat[k].labels);
+    const int g = r.empty() ? -1 : group_at(mat, r);
+    if (g < 0) return std::nullopt;
+    const std::string labels = sorted(mat[g].labels);
     const auto whole = std::find_if(refined.begin(), refined.end(), [&](const LGroup& g) {
       return sorted(g.labels) == labels;
     });
     std::size_t k = 0;
     while (k < own.size() && sorted(own[k].labels) != labels) ++k;
-    if (labels.empty() || whole == refined.end() || k == own.size() || whole->sym != own[k].sym) return std::nullopt;
+    if (whole == refined.end() || k == own.size() || whole->sym != own[k].sym) return std::nullopt;
     pm.range.push_back(range_of(own, k));
   }
   return pm;
@@ -519,18 +524,14 @@ std::shared_ptr<const ContractionPlan> plan_contraction(const Tensor& A0, const 
       plan->c_mat_map = cm;
       plan->a.alias = a_alias;
       plan->b.alias = b_alias;
-      plan->a.packed_first = a_packed.has_value();
-      plan->b.packed_first = b_packed.has_value();
-      plan->a.packed_map = a_packed.value_or(Mapping{});
-      plan->b.packed_map = b_packed.value_or(Mapping{});
+      plan->a.packed_first = a_packed;
+      plan->b.packed_first = b_packed;
       plan->c_direct = c_direct;
-      plan->c_mid = mid.has_value();
+      plan->c_mid.reset();
       if (mid) {
         const std::string labels = concat(mid->groups);
-        plan->c_mid_shape = shape_of(mid->groups, L.len);
-        plan->c_mid_map = mid->map;
-        plan->c_mid_q = positions(c_ref, labels);
-        plan->c_mid_back = positions(labels, lc);
+        plan->c_mid = ContractionPlan::Mid{shape_of(mid->groups, L.len), mid->map, positions(c_ref, labels),
+                                           positions(labels, lc)};
       }
       plan->partial = partial;
       plan->mapping = fallback ? std::string("replicated") : describe(cd, cl);

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,9 @@ struct OperandPlan {
   Mapping mat_map;
   std::vector<int> perm;        // A_c position -> A' position
   bool alias = false;           // A_c is A' (no remap)
-  bool packed_first = false;    // A moves packed (to packed_map), then unpacks locally into A_c
-  Mapping packed_map;           // A_c's mapping on A's positions (whole groups of A only)
+  // Set when A moves packed, to this mapping (A_c's on A's positions; whole
+  // groups of A only), and then unpacks locally into A_c.
+  std::optional<Mapping> packed_first;
   bool trans = false;           // A_c is [H|K|I] (B: [H|J|K]) rather than [H|I|K] ([H|K|J])
   std::int64_t predicted = 0;   // words this rank moves for this operand's remap
 };
@@ -55,11 +57,13 @@ struct ContractionPlan {
   // C''': C'' with each group of C that C'' splits packed again, where no
   // grid dimension of C_c's mapping distributes a part of it. Packing such a
   // group is local, so when C_c must move, C''' moves instead: fewer words.
-  bool c_mid = false;
-  Shape c_mid_shape;
-  Mapping c_mid_map;            // C_c's mapping, on C'' (equally C''') positions
-  std::vector<int> c_mid_q;     // C''' position -> C'' position
-  std::vector<int> c_mid_back;  // C position -> C''' position
+  struct Mid {
+    Shape shape;
+    Mapping map;                // C_c's mapping, on C'' (equally C''') positions
+    std::vector<int> q;         // C''' position -> C'' position
+    std::vector<int> back;      // C position -> C''' position
+  };
+  std::optional<Mid> c_mid;
   bool partial = false;         // contracted indices split over ranks
   int n_batch = 0;              // leading batch (weighting) components of A_c, B_c, C_c
   int n_i = 0, n_j = 0, n_k = 0;  // row, column and contracted components

@@ -19,6 +19,12 @@ std::vector<int> identity_perm(int n) {
   return p;
 }
 
+std::vector<int> inverse_perm(const std::vector<int>& perm) {
+  std::vector<int> inv(perm.size());
+  for (std::size_t j = 0; j < perm.size(); ++j) inv[perm[j]] = static_cast<int>(j);
+  return inv;
+}
+
 std::int64_t traffic_of(const std::vector<std::int64_t>& words, int nranks, int rank) {
   std::int64_t t = 0;
   for (int q = 0; q < nranks; ++q) {
@@ -667,8 +673,7 @@ std::vector<Hist> super_components(const Layout& X, const Layout& Y, const std::
 
 void fill_hist(const Layout& X, const Layout& Y, const std::vector<int>& perm, Hist& h) {
   const auto ycomp = comp_of_position(Y);
-  std::vector<int> inv(perm.size());
-  for (std::size_t j = 0; j < perm.size(); ++j) inv[perm[j]] = static_cast<int>(j);
+  const std::vector<int> inv = inverse_perm(perm);
   const int nx = static_cast<int>(h.xcomps.size()), ny = static_cast<int>(h.ycomps.size());
   std::vector<int> yslot(Y.comps().size(), -1);
   for (int k = 0; k < ny; ++k) yslot[h.ycomps[k]] = k;

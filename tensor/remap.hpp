@@ -48,5 +48,7 @@ std::int64_t traffic_of(const std::vector<std::int64_t>& words, int nranks, int 
 
 // Identity permutation of n positions.
 std::vector<int> identity_perm(int n);
+// The inverse of a permutation: inverse_perm(p)[p[j]] = j.
+std::vector<int> inverse_perm(const std::vector<int>& perm);
 
 }  // namespace cyclocc::tensor

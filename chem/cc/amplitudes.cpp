@@ -65,10 +65,12 @@ void Amplitudes::combine(const std::vector<double>& c, const std::vector<const A
     return v;
   };
   const auto out = tensors(*this);
+  std::vector<std::vector<const SpinTensor*>> in;
+  for (const Amplitudes* a : x) in.push_back(tensors(*a));
   for (std::size_t n = 0; n < out.size(); ++n)
     for (const auto& k : out[n]->block_keys()) {
       std::vector<const double*> src;
-      for (const Amplitudes* a : x) src.push_back(tensors(*a)[n]->block(k).data().data());
+      for (const auto& a : in) src.push_back(a[n]->block(k).data().data());
       auto& o = out[n]->block(k).data();
       // In chunks that stay in cache, so that each x[i] is read once and the
       // loops vectorise.
