@@ -28,9 +28,11 @@ constexpr Sym N = Sym::NS, A = Sym::AS;
 // symmetric (antisymmetric) in ab sees only the part of tau symmetric
 // (antisymmetric) in ef:
 //   R+-(ab,ij) = sum_ef V+-(ab,ef) tau+-(ef,ij),
-//   V+-(ab,ef) = (<ab|ef> +- <ab|fe>) / 2,  tau+-(ef,ij) = (tau_ij^ef +- tau_ij^fe) / 2,
-// each over packed pairs a <= b, e <= f (a < b, e < f): half the flops and
-// half the integrals of the full product.
+//   V+-(ab,ef) = (<ab|ef> +- <ab|fe>) / 2,  tau+-(ef,ij) = (tau_ij^ef +- tau_ij^fe) / 2.
+// As tau_ji^fe = tau_ij^ef (closed shell), tau+- and R+- are also symmetric
+// (antisymmetric) in ij. Each runs over packed pairs a <= b, e <= f, i <= j
+// (a < b, e < f, i < j): a quarter of the flops and half the integrals of the
+// full product.
 void closed_shell_ladder(const MoIntegrals& mo, const SpinTensor& tau, SpinTensor& r2) {
   const Tensor& t = tau.block("abab");
   Tensor& r = r2.write_block("abab");
@@ -38,10 +40,11 @@ void closed_shell_ladder(const MoIntegrals& mo, const SpinTensor& tau, SpinTenso
   const auto& len = t.shape().lens;
   for (const Tensor* v : {&*mo.vvvv_plus, &*mo.vvvv_minus}) {
     const Sym s = v->shape().sym[0];
-    const tensor::Shape pairs(len, {s, N, N, N});
+    const tensor::Shape pairs(len, {s, N, s, N});
     Tensor tau_pm(ctx, pairs, s == Sym::SY ? "tau+" : "tau-");
     Tensor r_pm(ctx, pairs, s == Sym::SY ? "R+" : "R-");
-    tensor::sum(0.5, t, "efij", 0.0, tau_pm, "efij");  // the SY (AS) output adds +- tau_ij^fe
+    // The SY (AS) output adds +- tau_ij^fe, +- tau_ji^ef and tau_ji^fe = tau_ij^ef.
+    tensor::sum(0.25, t, "efij", 0.0, tau_pm, "efij");
     tensor::contract(1.0, *v, "abef", tau_pm, "efij", 0.0, r_pm, "abij");
     tensor::sum(1.0, r_pm, "abij", 1.0, r, "abij");
   }

@@ -247,11 +247,16 @@ TEST(Contraction, ParticleParticleLadder) {
 }
 
 // Symmetric contracted groups stay folded (packed e <= f, weighted on the
-// diagonal): the closed-shell ladder's symmetric half, and a group of three.
+// diagonal): the closed-shell ladder's halves, and a group of three.
 TEST(Contraction, SymmetricContractedGroups) {
   check_all_variants(1.0, {"efi", mk({6, 6, 4}, "SNN")}, {"efj", mk({6, 6, 5}, "SNN")}, 0.0, {"ij", mk({4, 5}, "NN")});
   check_all_variants(0.5, {"abef", mk({6, 6, 7, 7}, "SNSN")}, {"efij", mk({7, 7, 4, 3}, "SNNN")}, 1.0,
                      {"abij", mk({6, 6, 4, 3}, "SNNN")});
+  // ... with tau and R symmetric (antisymmetric) in ij as well.
+  check_all_variants(0.5, {"abef", mk({6, 6, 7, 7}, "SNSN")}, {"efij", mk({7, 7, 4, 4}, "SNSN")}, 1.0,
+                     {"abij", mk({6, 6, 4, 4}, "SNSN")});
+  check_all_variants(0.5, {"abef", mk({6, 6, 7, 7}, "ANAN")}, {"efij", mk({7, 7, 4, 4}, "ANAN")}, 1.0,
+                     {"abij", mk({6, 6, 4, 4}, "ANAN")});
   check_all_variants(1.0, {"efgi", mk({5, 5, 5, 3}, "SSNN")}, {"jefg", mk({4, 5, 5, 5}, "NSSN")}, 1.0,
                      {"ij", mk({3, 4}, "NN")});
   // Only one operand symmetric: the group is unpacked as before.
