@@ -510,54 +510,117 @@ void receiver_walk(const Layout& X, const Layout& Y, const std::vector<int>& per
   });
 }
 
-// The whole of a remap worked out once, as index lists: what this rank sends
-// to each rank (X offsets, in the receiver's order), what stays (pairs of
-// offsets), and where each received value goes. Running it is a gather, one
-// exchange and a scatter. Offsets are 32-bit (the local sizes are checked).
+// Where consecutive elements go to consecutive places (an index that keeps
+// its position, a whole group copied), a list stores each stretch once:
+// from[r], to[r], len[r]. Otherwise it lists single elements (len empty), and
+// an empty `from` (`to`) stands for 0, 1, 2, ... (a send or receive buffer).
+struct Moves {
+  std::vector<std::int32_t> from, to, len;
+  std::int64_t bytes() const { return 4 * static_cast<std::int64_t>(from.size() + to.size() + len.size()); }
+};
+
+// Stretches of at least four elements on average are stored as runs.
+Moves moves_of(std::vector<std::int32_t> from, std::vector<std::int32_t> to) {
+  const std::size_t n = std::max(from.size(), to.size());
+  auto at = [](const std::vector<std::int32_t>& v, std::size_t k) { return v.empty() ? std::int32_t(k) : v[k]; };
+  auto continues = [&](std::size_t k) {
+    return k > 0 && at(from, k) == at(from, k - 1) + 1 && at(to, k) == at(to, k - 1) + 1;
+  };
+  std::size_t runs = 0;
+  for (std::size_t k = 0; k < n; ++k) runs += continues(k) ? 0 : 1;
+  Moves m;
+  if (4 * runs > n) {
+    m.from = std::move(from);
+    m.to = std::move(to);
+    return m;
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    if (continues(k)) {
+      ++m.len.back();
+      continue;
+    }
+    m.from.push_back(at(from, k));
+    m.to.push_back(at(to, k));
+    m.len.push_back(1);
+  }
+  return m;
+}
+
+// y[to] += alpha * x[from] over the moves (or y[to] = x[from] unless add).
+void apply_moves(const Moves& m, const double* x, double* y, double alpha, bool add) {
+  if (m.len.empty()) {
+    const std::size_t n = std::max(m.from.size(), m.to.size());
+    if (n == 0) return;
+    const std::int32_t* f = m.from.empty() ? nullptr : m.from.data();
+    const std::int32_t* t = m.to.empty() ? nullptr : m.to.data();
+    if (f && t && add) for (std::size_t k = 0; k < n; ++k) y[t[k]] += alpha * x[f[k]];
+    else if (t && add) for (std::size_t k = 0; k < n; ++k) y[t[k]] += alpha * x[k];
+    else if (f && !add) for (std::size_t k = 0; k < n; ++k) y[k] = x[f[k]];
+    else throw std::logic_error("remap: moves of an unexpected kind");
+    return;
+  }
+  for (std::size_t r = 0; r < m.len.size(); ++r) {
+    const double* xs = x + m.from[r];
+    double* ys = y + m.to[r];
+    if (add) for (std::int32_t k = 0; k < m.len[r]; ++k) ys[k] += alpha * xs[k];
+    else std::copy(xs, xs + m.len[r], ys);
+  }
+}
+
+// The whole of a remap worked out once: what this rank sends to each rank
+// (X offsets into the send buffer, in the receiver's order), what stays (X
+// offsets to Y offsets), and where each received value goes (buffer offsets
+// to Y offsets). Running it is a gather, one exchange and a scatter. Offsets
+// are 32-bit (the local sizes are checked).
 struct RemapProgram {
   std::vector<std::int64_t> send_counts;
-  std::vector<std::int32_t> send_x;
-  std::vector<std::int32_t> local_x, local_y;
-  std::vector<std::int32_t> recv_y;
-  std::int64_t bytes() const {
-    return 4 * static_cast<std::int64_t>(send_x.size() + local_x.size() + local_y.size() + recv_y.size());
-  }
+  std::int64_t send_size = 0, recv_size = 0;
+  Moves send, local, recv;
+  std::int64_t bytes() const { return send.bytes() + local.bytes() + recv.bytes(); }
 };
 
 RemapProgram remap_program(const Layout& X, const Layout& Y, const std::vector<int>& perm, bool partial, int me) {
   const int P = X.nranks();
   RemapProgram p;
   std::vector<std::vector<std::pair<std::int64_t, std::int32_t>>> out(P);
+  std::vector<std::int32_t> local_x, local_y;
   sender_walk(X, Y, perm, partial, me, [&](int d, std::int64_t off, std::int64_t i) {
     if (d == me) {
-      p.local_x.push_back(static_cast<std::int32_t>(i));
-      p.local_y.push_back(static_cast<std::int32_t>(off));
+      local_x.push_back(static_cast<std::int32_t>(i));
+      local_y.push_back(static_cast<std::int32_t>(off));
     } else {
       out[d].emplace_back(off, static_cast<std::int32_t>(i));
     }
   });
+  p.local = moves_of(std::move(local_x), std::move(local_y));
   p.send_counts.assign(P, 0);
+  std::vector<std::int32_t> send_x;
   for (int d = 0; d < P; ++d) {
     std::stable_sort(out[d].begin(), out[d].end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     p.send_counts[d] = static_cast<std::int64_t>(out[d].size());
-    for (const auto& [off, i] : out[d]) p.send_x.push_back(i);
+    for (const auto& [off, i] : out[d]) send_x.push_back(i);
     std::vector<std::pair<std::int64_t, std::int32_t>>().swap(out[d]);
   }
+  p.send_size = static_cast<std::int64_t>(send_x.size());
+  p.send = moves_of(std::move(send_x), {});
   std::vector<std::vector<std::int32_t>> from(P);
   receiver_walk(X, Y, perm, partial, me, [&](int s, std::int64_t i) { from[s].push_back(static_cast<std::int32_t>(i)); });
-  for (int s = 0; s < P; ++s) p.recv_y.insert(p.recv_y.end(), from[s].begin(), from[s].end());
+  std::vector<std::int32_t> recv_y;
+  for (int s = 0; s < P; ++s) recv_y.insert(recv_y.end(), from[s].begin(), from[s].end());
+  p.recv_size = static_cast<std::int64_t>(recv_y.size());
+  p.recv = moves_of({}, std::move(recv_y));
   return p;
 }
 
 void run_program(const RemapProgram& p, const par::Comm& comm, const double* x, double* y, double alpha) {
-  for (std::size_t k = 0; k < p.local_x.size(); ++k) y[p.local_y[k]] += alpha * x[p.local_x[k]];
+  apply_moves(p.local, x, y, alpha, true);
   if (comm.size() == 1) return;
-  std::vector<double> send(p.send_x.size());
-  for (std::size_t k = 0; k < send.size(); ++k) send[k] = x[p.send_x[k]];
+  std::vector<double> send(static_cast<std::size_t>(p.send_size));
+  apply_moves(p.send, x, send.data(), 1.0, false);
   std::vector<std::int64_t> recv_counts;
   const auto recv = comm.alltoallv(send, p.send_counts, recv_counts);
-  if (recv.size() != p.recv_y.size()) throw std::logic_error("remap: received other than planned");
-  for (std::size_t k = 0; k < recv.size(); ++k) y[p.recv_y[k]] += alpha * recv[k];
+  if (static_cast<std::int64_t>(recv.size()) != p.recv_size) throw std::logic_error("remap: received other than planned");
+  apply_moves(p.recv, recv.data(), y, alpha, true);
 }
 
 // The program for these layouts (the context's own, so their addresses name

@@ -166,26 +166,29 @@ TEST(Storage, KeptRemapProgramsMatchTheWalk) {
   Context keep(world()), walk(world());
   walk.set_program_budget(0);
   const Shape s = mk({6, 6, 5, 4}, "ANNN");
-  const Shape t = mk({5, 4, 6, 6}, "NNAN");  // s with the groups (ab), c, d reordered
-  const std::vector<int> perm = {2, 3, 0, 1};
+  // s with the groups (ab), c, d reordered (single elements move), and s
+  // itself (stretches of consecutive elements move).
+  const std::vector<std::pair<Shape, std::vector<int>>> targets = {{mk({5, 4, 6, 6}, "NNAN"), {2, 3, 0, 1}},
+                                                                    {s, {0, 1, 2, 3}}};
   const int P = world().size();
-  for (int from = 0; from < 4; ++from)
-    for (int to = 0; to < 4; ++to)
-      for (bool partial : {false, true}) {
-        if (partial && from != 3) continue;  // partial sums live in replicated sources
-        auto run = [&](Context& ctx, int times) {
-          Tensor X(ctx, s, variant_mapping(ctx, s, from));
-          X.fill_random(7);
-          if (partial)
-            for (double& v : X.data()) v *= 1 + ctx.rank();  // a different partial sum on every rank
-          Tensor Y(ctx, t, variant_mapping(ctx, t, to));
-          for (int k = 0; k < times; ++k) remap(X, Y, perm, 0.5 + k, partial);
-          return Y.gather_all();
-        };
-        const auto once = run(walk, 1), twice = run(walk, 2);
-        EXPECT_EQ(run(keep, 1), once) << from << " -> " << to << " partial " << partial;
-        EXPECT_EQ(run(keep, 2), twice) << from << " -> " << to << " partial " << partial;
-      }
+  for (const auto& [t, perm] : targets)
+    for (int from = 0; from < 4; ++from)
+      for (int to = 0; to < 4; ++to)
+        for (bool partial : {false, true}) {
+          if (partial && from != 3) continue;  // partial sums live in replicated sources
+          auto run = [&, &t = t, &perm = perm](Context& ctx, int times) {
+            Tensor X(ctx, s, variant_mapping(ctx, s, from));
+            X.fill_random(7);
+            if (partial)
+              for (double& v : X.data()) v *= 1 + ctx.rank();  // a different partial sum on every rank
+            Tensor Y(ctx, t, variant_mapping(ctx, t, to));
+            for (int k = 0; k < times; ++k) remap(X, Y, perm, 0.5 + k, partial);
+            return Y.gather_all();
+          };
+          const auto once = run(walk, 1), twice = run(walk, 2);
+          EXPECT_EQ(run(keep, 1), once) << from << " -> " << to << " partial " << partial;
+          EXPECT_EQ(run(keep, 2), twice) << from << " -> " << to << " partial " << partial;
+        }
   if (P > 1) {
     EXPECT_GT(keep.program_bytes(), 0);
     EXPECT_EQ(walk.program_bytes(), 0);
