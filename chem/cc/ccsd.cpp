@@ -13,6 +13,11 @@
 //   <ab||ej> = -<je||ab>, <mb||ij> = <ij||mb>, <na||if> = <na||if> (ovov).
 #include "chem/cc/ccsd.hpp"
 
+#include <array>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
 namespace cyclocc::cc {
 
 using tensor::Sym;
@@ -33,21 +38,40 @@ constexpr Sym N = Sym::NS, A = Sym::AS;
 // (antisymmetric) in ij. Each runs over packed pairs a <= b, e <= f, i <= j
 // (a < b, e < f, i < j): a quarter of the flops and half the integrals of the
 // full product.
-void closed_shell_ladder(const MoIntegrals& mo, const SpinTensor& tau, SpinTensor& r2) {
+//
+// The same split halves Z_maij = sum_ef <ma|ef> tau_ij^ef (the abab block of
+// 1/2 <ma||ef> tau_ij^ef): Z = sum_ef V+-(ma,ef) tau+-(ef,ij), V+- =
+// (<ma|ef> +- <ma|fe>) / 2, the parts symmetric (antisymmetric) in ij.
+
+// tau+- from tau's abab block, packed in ef and ij.
+std::vector<Tensor> split_tau(const SpinTensor& tau) {
   const Tensor& t = tau.block("abab");
-  Tensor& r = r2.write_block("abab");
-  tensor::Context& ctx = t.ctx();
-  const auto& len = t.shape().lens;
-  for (const Tensor* v : {&*mo.vvvv_plus, &*mo.vvvv_minus}) {
-    const Sym s = v->shape().sym[0];
-    const tensor::Shape pairs(len, {s, N, s, N});
-    Tensor tau_pm(ctx, pairs, s == Sym::SY ? "tau+" : "tau-");
-    Tensor r_pm(ctx, pairs, s == Sym::SY ? "R+" : "R-");
+  std::vector<Tensor> pm;
+  for (const Sym s : {Sym::SY, A}) {
+    pm.emplace_back(t.ctx(), tensor::Shape(t.shape().lens, {s, N, s, N}), s == Sym::SY ? "tau+" : "tau-");
     // The SY (AS) output adds +- tau_ij^fe, +- tau_ji^ef and tau_ji^fe = tau_ij^ef.
-    tensor::sum(0.25, t, "efij", 0.0, tau_pm, "efij");
-    tensor::contract(1.0, *v, "abef", tau_pm, "efij", 0.0, r_pm, "abij");
-    tensor::sum(1.0, r_pm, "abij", 1.0, r, "abij");
+    tensor::sum(0.25, t, "efij", 0.0, pm.back(), "efij");
   }
+  return pm;
+}
+
+// out[xyij] += sum_ef V+-[xyef] tau+-[efij] over both signs, each through a
+// part (named names[k]) with V's symmetry in xy and tau's in ij.
+void add_split_product(const std::array<const Tensor*, 2>& v, const std::string& lv,
+                       const std::vector<Tensor>& tau_pm, const std::array<const char*, 2>& names, Tensor& out) {
+  const std::string lo = lv.substr(0, 2) + "ij";
+  for (int k = 0; k < 2; ++k) {
+    const auto& vs = v[k]->shape().sym;
+    Tensor part(out.ctx(), tensor::Shape(out.shape().lens, {vs[0], vs[1], tau_pm[k].shape().sym[0], N}), names[k]);
+    tensor::contract(1.0, *v[k], lv, tau_pm[k], "efij", 0.0, part, lo);
+    tensor::sum(1.0, part, lo, 1.0, out, lo);
+  }
+}
+
+// The computed (not derived) abab block of a restricted intermediate.
+Tensor& computed_abab(SpinTensor& x) {
+  if (x.derived("abab")) throw std::logic_error("ccsd: " + x.name() + "(abab) is not a computed block");
+  return x.write_block("abab");
 }
 
 }  // namespace
@@ -128,8 +152,11 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   SpinTensor& r2 = r.t2;
   r2["abij"] = mo.oovv["ijab"];
   // 1/2 tau_ij^ef W_abef without storing W_abef.
-  if (mo.vvvv_plus) closed_shell_ladder(mo, tau, r2);
-  else r2["abij"] += 0.5 * mo.vvvv.value()["abef"] * tau["efij"];
+  const std::vector<Tensor> tau_pm = mo.vvvv_plus ? split_tau(tau) : std::vector<Tensor>{};
+  if (mo.vvvv_plus)
+    add_split_product({&*mo.vvvv_plus, &*mo.vvvv_minus}, "abef", tau_pm, {"R+", "R-"}, computed_abab(r2));
+  else
+    r2["abij"] += 0.5 * mo.vvvv.value()["abef"] * tau["efij"];
   SpinTensor fbe = SpinTensor::zeros_like(t1, "vv", {N, N}, "F_be-");
   fbe["be"] = fae["be"];
   fbe["be"] -= 0.5 * t1["bm"] * fme["me"];
@@ -140,7 +167,10 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   r2["abij"] -= t2["abim"] * fmj["mj"];
   r2["abij"] += 0.5 * tau["abmn"] * wmnij["mnij"];
   SpinTensor z = SpinTensor::zeros_like(t1, "ovoo", {N, N, A, N}, "Z_maij");
-  z["maij"] = 0.5 * mo.ovvv["maef"] * tau["efij"];
+  if (mo.ovvv_plus)
+    add_split_product({&*mo.ovvv_plus, &*mo.ovvv_minus}, "maef", tau_pm, {"Z+", "Z-"}, computed_abab(z));
+  else
+    z["maij"] = 0.5 * mo.ovvv["maef"] * tau["efij"];
   r2["abij"] += t1["bm"] * z["maij"];
   // P(ij)P(ab) (t_im^ae W_mbej - t_i^e t_m^a <mb||ej>).
   r2["abij"] += t2["aeim"] * wmbej["mbej"];

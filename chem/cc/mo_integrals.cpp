@@ -106,6 +106,13 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
     }
     mo.vvvv_plus->set_constant(true);
     mo.vvvv_minus->set_constant(true);
+    const Tensor& ovvv = mo.ovvv.block("abab");
+    mo.ovvv_plus.emplace(ctx, tensor::Shape(ovvv.shape().lens, {N, N, Sym::SY, N}), "<ov|vv>+");
+    mo.ovvv_minus.emplace(ctx, tensor::Shape(ovvv.shape().lens, {N, N, A, N}), "<ov|vv>-");
+    tensor::sum(0.5, ovvv, "maef", 0.0, *mo.ovvv_plus, "maef");  // the SY (AS) group adds +- <ma|fe>
+    tensor::sum(0.5, ovvv, "maef", 0.0, *mo.ovvv_minus, "maef");
+    mo.ovvv_plus->set_constant(true);
+    mo.ovvv_minus->set_constant(true);
   }
   // Fixed from here on: contractions keep their prepared copies.
   for (SpinTensor* t : {&mo.f_oo, &mo.f_ov, &mo.f_vv, &mo.oooo, &mo.ooov, &mo.oovv, &mo.ovov, &mo.ovvv})

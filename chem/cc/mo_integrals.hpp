@@ -38,6 +38,9 @@ struct MoIntegrals {
   // a <-> b, as <ab|ef> = <ba|fe>), packed: (<ab|ef> +- <ab|fe>) / 2, with
   // SY or AS groups (ab) and (ef). For the closed-shell ladder (ccsd.cpp).
   std::optional<Tensor> vvvv_plus, vvvv_minus;
+  // With them: <ma|ef> = ovvv(abab) split the same way under e <-> f,
+  // (<ma|ef> +- <ma|fe>) / 2 with an SY or AS group (ef), for Z_maij.
+  std::optional<Tensor> ovvv_plus, ovvv_minus;
 
   MoIntegrals(tensor::Context& ctx, const SpinDims& d, bool with_vvvv);
 };
