@@ -293,6 +293,11 @@ Tensor& SpinTensor::write_block(const std::string& spins) {
   if (it == blocks_.end()) throw std::out_of_range("SpinTensor " + name_ + ": no block " + spins);
   return it->second;
 }
+Tensor& SpinTensor::mirror_half(const std::string& spins) {
+  if (!dims_.restricted || !blocks_.count(spins) || flip_of(spins, sym_).key != spins)
+    throw std::invalid_argument("SpinTensor " + name_ + ": block " + spins + " is not its own flipped image");
+  return half_of(spins);
+}
 const Tensor& SpinTensor::block(const std::string& spins) const {
   ensure_derived({spins});
   auto it = blocks_.find(spins);

@@ -96,6 +96,10 @@ class SpinTensor {
   // A computed block to be written directly: unlike block(), the derived
   // blocks are not filled first, only marked to be refilled when next read.
   Tensor& write_block(const std::string& spins);
+  // Restricted, a block that is its own flipped partner (T2 abab): a tensor
+  // of its shape to add one term of each mirror pair into; the block gets it
+  // plus its flipped image when next read (as contract() does with them).
+  Tensor& mirror_half(const std::string& spins);
   Tensor& block(const std::string& spins);
   const Tensor& block(const std::string& spins) const;
 

@@ -68,10 +68,44 @@ void add_split_product(const std::array<const Tensor*, 2>& v, const std::string&
   }
 }
 
-// The computed (not derived) abab block of a restricted intermediate.
-Tensor& computed_abab(SpinTensor& x) {
-  if (x.derived("abab")) throw std::logic_error("ccsd: " + x.name() + "(abab) is not a computed block");
-  return x.write_block("abab");
+// A computed (not derived) block of a restricted intermediate, to write.
+Tensor& computed_block(SpinTensor& x, const std::string& spins = "abab") {
+  if (x.derived(spins)) throw std::logic_error("ccsd: " + x.name() + "(" + spins + ") is not a computed block");
+  return x.write_block(spins);
+}
+
+// The ring terms P(ij)P(ab) t_im^ae W_mbej of closed-shell CCSD with one
+// product fewer. In spatial orbitals, with A = W_mbej(abab), B = W_mbej(abba)
+// and t the abab amplitudes t_ij^ab, the abab block of R gains X + X(ba,ji):
+//   X_ij^ab = sum_me [ (2 t_im^ae - t_im^ea) D_mbej + 1/2 t_im^ea B_mbej + t_mj^ae B_mbei ],
+//   D = A + B/2,
+// where the t2 part of D is one product (as in the D and C intermediates of
+// H. Koch, O. Christiansen, R. Kobayashi, P. Jorgensen and T. Helgaker, Chem.
+// Phys. Lett. 228, 233 (1994)):
+//   D_mbej += 1/2 sum_nf (t_nj^fb - 1/2 t_nj^bf - t_j^f t_n^b) L_mnef,  L_mnef = 2 <mn|ef> - <mn|fe>,
+// and B's is B_mbej += sum_nf (1/2 t_jn^fb + t_j^f t_n^b) <mn|fe>. `w` holds
+// A and B without their t2 parts.
+void closed_shell_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2, const SpinTensor& y,
+                       SpinTensor& w, SpinTensor& r2) {
+  const Tensor& t = t2.block("abab");
+  const Tensor& ta = t1.block("aa");
+  Tensor& d = computed_block(w);
+  Tensor& b = computed_block(w, "abba");
+  tensor::sum(0.5, b, "mbej", 1.0, d, "mbej");
+  Tensor zt = Tensor::zeros_like(t, "t2-t2/2-t1t1");
+  tensor::sum(1.0, t, "fbnj", 0.0, zt, "fbnj");
+  tensor::sum(-0.5, t, "bfnj", 1.0, zt, "fbnj");
+  tensor::contract(-1.0, ta, "fj", ta, "bn", 1.0, zt, "fbnj");
+  tensor::contract(0.5, zt, "fbnj", *mo.oovv_l, "mnef", 1.0, d, "mbej");
+  tensor::contract(1.0, y.block("abab"), "fbjn", mo.oovv.block("abab"), "mnfe", 1.0, b, "mbej");
+
+  Tensor u = Tensor::zeros_like(t, "2t2-t2");
+  tensor::sum(2.0, t, "aeim", 0.0, u, "aeim");
+  tensor::sum(-1.0, t, "eaim", 1.0, u, "aeim");
+  Tensor& x = r2.mirror_half("abab");  // R(abab) gets x + x(ba,ji)
+  tensor::contract(1.0, u, "aeim", d, "mbej", 1.0, x, "abij");
+  tensor::contract(0.5, t, "eaim", b, "mbej", 1.0, x, "abij");
+  tensor::contract(1.0, t, "aemj", b, "mbei", 1.0, x, "abij");
 }
 
 }  // namespace
@@ -136,7 +170,7 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   SpinTensor y = SpinTensor::zeros_like(t1, "vvoo", {N, N, N, N}, "t2/2+t1t1");
   y["fbjn"] = 0.5 * t2["fbjn"];
   y["fbjn"] += t1["fj"] * t1["bn"];
-  wmbej["mbej"] -= y["fbjn"] * mo.oovv["mnef"];
+  if (!mo.oovv_l) wmbej["mbej"] -= y["fbjn"] * mo.oovv["mnef"];  // closed shell: in closed_shell_ring
 
   // T1 equation (Eq. 12).
   SpinTensor& r1 = r.t1;
@@ -154,7 +188,7 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   // 1/2 tau_ij^ef W_abef without storing W_abef.
   const std::vector<Tensor> tau_pm = mo.vvvv_plus ? split_tau(tau) : std::vector<Tensor>{};
   if (mo.vvvv_plus)
-    add_split_product({&*mo.vvvv_plus, &*mo.vvvv_minus}, "abef", tau_pm, {"R+", "R-"}, computed_abab(r2));
+    add_split_product({&*mo.vvvv_plus, &*mo.vvvv_minus}, "abef", tau_pm, {"R+", "R-"}, computed_block(r2));
   else
     r2["abij"] += 0.5 * mo.vvvv.value()["abef"] * tau["efij"];
   SpinTensor fbe = SpinTensor::zeros_like(t1, "vv", {N, N}, "F_be-");
@@ -168,12 +202,13 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   r2["abij"] += 0.5 * tau["abmn"] * wmnij["mnij"];
   SpinTensor z = SpinTensor::zeros_like(t1, "ovoo", {N, N, A, N}, "Z_maij");
   if (mo.ovvv_plus)
-    add_split_product({&*mo.ovvv_plus, &*mo.ovvv_minus}, "maef", tau_pm, {"Z+", "Z-"}, computed_abab(z));
+    add_split_product({&*mo.ovvv_plus, &*mo.ovvv_minus}, "maef", tau_pm, {"Z+", "Z-"}, computed_block(z));
   else
     z["maij"] = 0.5 * mo.ovvv["maef"] * tau["efij"];
   r2["abij"] += t1["bm"] * z["maij"];
   // P(ij)P(ab) (t_im^ae W_mbej - t_i^e t_m^a <mb||ej>).
-  r2["abij"] += t2["aeim"] * wmbej["mbej"];
+  if (mo.oovv_l) closed_shell_ring(mo, t1, t2, y, wmbej, r2);
+  else r2["abij"] += t2["aeim"] * wmbej["mbej"];
   SpinTensor s = SpinTensor::zeros_like(t1, "ovoo", {N, N, N, N}, "S_mbij");
   s["mbij"] = t1["ei"] * mo.ovov["mbje"];
   r2["abij"] += t1["am"] * s["mbij"];

@@ -113,6 +113,11 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
     tensor::sum(0.5, ovvv, "maef", 0.0, *mo.ovvv_minus, "maef");
     mo.ovvv_plus->set_constant(true);
     mo.ovvv_minus->set_constant(true);
+    const Tensor& oovv = mo.oovv.block("abab");
+    mo.oovv_l.emplace(Tensor::zeros_like(oovv, "L"));
+    tensor::sum(2.0, oovv, "mnef", 0.0, *mo.oovv_l, "mnef");
+    tensor::sum(-1.0, oovv, "mnfe", 1.0, *mo.oovv_l, "mnef");
+    mo.oovv_l->set_constant(true);
   }
   // Fixed from here on: contractions keep their prepared copies.
   for (SpinTensor* t : {&mo.f_oo, &mo.f_ov, &mo.f_vv, &mo.oooo, &mo.ooov, &mo.oovv, &mo.ovov, &mo.ovvv})

@@ -41,6 +41,8 @@ struct MoIntegrals {
   // With them: <ma|ef> = ovvv(abab) split the same way under e <-> f,
   // (<ma|ef> +- <ma|fe>) / 2 with an SY or AS group (ef), for Z_maij.
   std::optional<Tensor> ovvv_plus, ovvv_minus;
+  // And L_mnef = 2 <mn|ef> - <mn|fe> from oovv(abab), for the closed-shell ring terms.
+  std::optional<Tensor> oovv_l;
 
   MoIntegrals(tensor::Context& ctx, const SpinDims& d, bool with_vvvv);
 };
