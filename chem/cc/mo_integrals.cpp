@@ -113,11 +113,12 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
     tensor::sum(0.5, ovvv, "maef", 0.0, *mo.ovvv_minus, "maef");
     mo.ovvv_plus->set_constant(true);
     mo.ovvv_minus->set_constant(true);
-    const Tensor& oovv = mo.oovv.block("abab");
-    mo.oovv_l.emplace(Tensor::zeros_like(oovv, "L"));
-    tensor::sum(2.0, oovv, "mnef", 0.0, *mo.oovv_l, "mnef");
-    tensor::sum(-1.0, oovv, "mnfe", 1.0, *mo.oovv_l, "mnef");
-    mo.oovv_l->set_constant(true);
+    for (auto [block, l] : {std::pair{&mo.oovv.block("abab"), &mo.oovv_l}, {&mo.ovvv.block("abab"), &mo.ovvv_l}}) {
+      l->emplace(Tensor::zeros_like(*block, "2" + block->name() + "-exchange"));
+      tensor::sum(2.0, *block, "pqrs", 0.0, **l, "pqrs");
+      tensor::sum(-1.0, *block, "pqsr", 1.0, **l, "pqrs");
+      (*l)->set_constant(true);
+    }
   }
   // Fixed from here on: contractions keep their prepared copies.
   for (SpinTensor* t : {&mo.f_oo, &mo.f_ov, &mo.f_vv, &mo.oooo, &mo.ooov, &mo.oovv, &mo.ovov, &mo.ovvv})

@@ -1,0 +1,135 @@
+// Closed-shell CCSD terms (closed_shell.hpp). Each is the spin-orbital term
+// of ccsd.cpp summed over spins for t_ij^ab = t_ji^ba (alpha = beta), written
+// for the abab blocks (i, a alpha; j, b beta): t_ij^ab is T2(abab)[abij], and
+// <pq|rs> the spatial integral, <mn|ef> = oovv(abab)[mnef], <ma|ef> =
+// ovvv(abab)[maef], <mn|ie> = ooov(abab)[mnie]. The tests compare every
+// residual with the dense spin-orbital twin.
+#include "chem/cc/closed_shell.hpp"
+
+#include <stdexcept>
+
+namespace cyclocc::cc::closed_shell {
+
+using tensor::Sym;
+
+namespace {
+constexpr Sym N = Sym::NS, A = Sym::AS;
+}  // namespace
+
+Tensor exchange_combination(const Tensor& t, const std::string& name) {
+  Tensor u = Tensor::zeros_like(t, name);
+  tensor::sum(2.0, t, "abij", 0.0, u, "abij");
+  tensor::sum(-1.0, t, "baij", 1.0, u, "abij");
+  return u;
+}
+
+// The particle-particle ladder of closed-shell CCSD, R_ij^ab += sum_ef <ab|ef>
+// tau_ij^ef over spatial orbitals (the abab block of 1/2 <ab||ef> tau_ij^ef),
+// split by symmetry (G. E. Scuseria, C. L. Janssen and H. F. Schaefer,
+// J. Chem. Phys. 89, 7382 (1988)). As <ab|ef> = <ba|fe>, the part of R
+// symmetric (antisymmetric) in ab sees only the part of tau symmetric
+// (antisymmetric) in ef:
+//   R+-(ab,ij) = sum_ef V+-(ab,ef) tau+-(ef,ij),
+//   V+-(ab,ef) = (<ab|ef> +- <ab|fe>) / 2,  tau+-(ef,ij) = (tau_ij^ef +- tau_ij^fe) / 2.
+// As tau_ji^fe = tau_ij^ef (closed shell), tau+- and R+- are also symmetric
+// (antisymmetric) in ij. Each runs over packed pairs a <= b, e <= f, i <= j
+// (a < b, e < f, i < j): a quarter of the flops and half the integrals of the
+// full product.
+//
+// The same split halves Z_maij = sum_ef <ma|ef> tau_ij^ef (the abab block of
+// 1/2 <ma||ef> tau_ij^ef): Z = sum_ef V+-(ma,ef) tau+-(ef,ij), V+- =
+// (<ma|ef> +- <ma|fe>) / 2, the parts symmetric (antisymmetric) in ij.
+
+std::vector<Tensor> split_tau(const SpinTensor& tau) {
+  const Tensor& t = tau.block("abab");
+  std::vector<Tensor> pm;
+  for (const Sym s : {Sym::SY, A}) {
+    pm.emplace_back(t.ctx(), tensor::Shape(t.shape().lens, {s, N, s, N}), s == Sym::SY ? "tau+" : "tau-");
+    // The SY (AS) output adds +- tau_ij^fe, +- tau_ji^ef and tau_ji^fe = tau_ij^ef.
+    tensor::sum(0.25, t, "efij", 0.0, pm.back(), "efij");
+  }
+  return pm;
+}
+
+void add_split_product(const std::array<const Tensor*, 2>& v, const std::string& lv,
+                       const std::vector<Tensor>& tau_pm, const std::array<const char*, 2>& names, Tensor& out) {
+  const std::string lo = lv.substr(0, 2) + "ij";
+  for (int k = 0; k < 2; ++k) {
+    const auto& vs = v[k]->shape().sym;
+    Tensor part(out.ctx(), tensor::Shape(out.shape().lens, {vs[0], vs[1], tau_pm[k].shape().sym[0], N}), names[k]);
+    tensor::contract(1.0, *v[k], lv, tau_pm[k], "efij", 0.0, part, lo);
+    tensor::sum(1.0, part, lo, 1.0, out, lo);
+  }
+}
+
+Tensor& computed_block(SpinTensor& x, const std::string& spins) {
+  if (x.derived(spins)) throw std::logic_error("ccsd: " + x.name() + "(" + spins + ") is not a computed block");
+  return x.write_block(spins);
+}
+
+// The ring terms P(ij)P(ab) t_im^ae W_mbej of closed-shell CCSD with one
+// product fewer. In spatial orbitals, with A = W_mbej(abab), B = W_mbej(abba)
+// and t the abab amplitudes t_ij^ab, the abab block of R gains X + X(ba,ji):
+//   X_ij^ab = sum_me [ (2 t_im^ae - t_im^ea) D_mbej + 1/2 t_im^ea B_mbej + t_mj^ae B_mbei ],
+//   D = A + B/2,
+// where the t2 part of D is one product (as in the D and C intermediates of
+// H. Koch, O. Christiansen, R. Kobayashi, P. Jorgensen and T. Helgaker, Chem.
+// Phys. Lett. 228, 233 (1994)):
+//   D_mbej += 1/2 sum_nf (t_nj^fb - 1/2 t_nj^bf - t_j^f t_n^b) L_mnef,  L_mnef = 2 <mn|ef> - <mn|fe>,
+// and B's is B_mbej += sum_nf (1/2 t_jn^fb + t_j^f t_n^b) <mn|fe>. `w` holds
+// A and B without their t2 parts, u = 2 t - t^x.
+void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2, const Tensor& u,
+              const SpinTensor& y, SpinTensor& w, SpinTensor& r2) {
+  const Tensor& t = t2.block("abab");
+  const Tensor& ta = t1.block("aa");
+  Tensor& d = computed_block(w);
+  Tensor& b = computed_block(w, "abba");
+  tensor::sum(0.5, b, "mbej", 1.0, d, "mbej");
+  Tensor zt = Tensor::zeros_like(t, "t2-t2/2-t1t1");
+  tensor::sum(1.0, t, "fbnj", 0.0, zt, "fbnj");
+  tensor::sum(-0.5, t, "bfnj", 1.0, zt, "fbnj");
+  tensor::contract(-1.0, ta, "fj", ta, "bn", 1.0, zt, "fbnj");
+  tensor::contract(0.5, zt, "fbnj", *mo.oovv_l, "mnef", 1.0, d, "mbej");
+  tensor::contract(1.0, y.block("abab"), "fbjn", mo.oovv.block("abab"), "mnfe", 1.0, b, "mbej");
+
+  Tensor& x = r2.mirror_half("abab");  // R(abab) gets x + x(ba,ji)
+  tensor::contract(1.0, u, "aeim", d, "mbej", 1.0, x, "abij");
+  tensor::contract(0.5, t, "eaim", b, "mbej", 1.0, x, "abij");
+  tensor::contract(1.0, t, "aemj", b, "mbei", 1.0, x, "abij");
+}
+
+// F_ae (Eq. 3): t_m^f <ma||fe> and -1/2 tau~_mn^af <mn||ef> over spins;
+// F_mi (Eq. 4): 1/2 tau~_in^ef <mn||ef>; F_me (Eq. 5): t_n^f <mn||ef>.
+void add_f_terms(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& taut, SpinTensor& fae,
+                 SpinTensor& fmi, SpinTensor& fme) {
+  const Tensor& ta = t1.block("aa");
+  const Tensor& tt = taut.block("abab");
+  const Tensor& L = *mo.oovv_l;
+  Tensor& ae = computed_block(fae, "aa");
+  tensor::contract(1.0, ta, "fm", *mo.ovvv_l, "mafe", 1.0, ae, "ae");
+  tensor::contract(-1.0, tt, "afmn", L, "mnef", 1.0, ae, "ae");
+  tensor::contract(1.0, tt, "efin", L, "mnef", 1.0, computed_block(fmi, "aa"), "mi");
+  tensor::contract(1.0, ta, "fn", L, "mnef", 1.0, computed_block(fme, "aa"), "me");
+}
+
+// Eq. 12's t2 terms: t_im^ae F_me - 1/2 t_im^ef <ma||ef> + 1/2 t_mn^ae <nm||ie>.
+void add_t1_terms(const MoIntegrals& mo, const Tensor& u, const SpinTensor& fme, SpinTensor& r1) {
+  Tensor& r = computed_block(r1, "aa");
+  tensor::contract(1.0, u, "aeim", fme.block("aa"), "me", 1.0, r, "ai");
+  tensor::contract(1.0, u, "feim", mo.ovvv.block("abab"), "maef", 1.0, r, "ai");
+  tensor::contract(-1.0, u, "aemn", mo.ooov.block("abab"), "mnie", 1.0, r, "ai");
+}
+
+double energy(const MoIntegrals& mo, const Amplitudes& t) {
+  const Tensor& ta = t.t1.block("aa");
+  const Tensor& L = *mo.oovv_l;
+  Tensor e(ta.ctx(), tensor::Shape({}, {}), "E");
+  tensor::contract(2.0, mo.f_ov.block("aa"), "ia", ta, "ai", 0.0, e, "");
+  tensor::contract(1.0, L, "ijab", t.t2.block("abab"), "abij", 1.0, e, "");
+  Tensor x(ta.ctx(), tensor::Shape(mo.f_ov.block("aa").shape().lens, {N, N}), "X_jb");
+  tensor::contract(1.0, L, "ijab", ta, "ai", 0.0, x, "jb");
+  tensor::contract(1.0, x, "jb", ta, "bj", 1.0, e, "");
+  return e.scalar();
+}
+
+}  // namespace cyclocc::cc::closed_shell

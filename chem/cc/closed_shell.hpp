@@ -1,0 +1,48 @@
+// Closed-shell (RHF) forms of CCSD terms: spatial-orbital equations on the
+// abab blocks of the spin layer's tensors, where they take fewer flops or
+// fewer passes than the spin-orbital terms they replace (ccsd.cpp). Each
+// function's comment gives its equation; ccsd.cpp uses them when the
+// integrals carry the closed-shell combinations (MoIntegrals::oovv_l).
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "chem/cc/amplitudes.hpp"
+#include "chem/cc/mo_integrals.hpp"
+
+namespace cyclocc::cc::closed_shell {
+
+// A computed (not derived) block of a restricted intermediate, to write.
+Tensor& computed_block(SpinTensor& x, const std::string& spins = "abab");
+
+// u_ij^ab = 2 t_ij^ab - t_ij^ba from an abab block.
+Tensor exchange_combination(const Tensor& t, const std::string& name);
+
+// tau+-(ef,ij) = (tau_ij^ef +- tau_ij^fe) / 2 from tau's abab block, packed in
+// ef and ij (see ladder_and_z in closed_shell.cpp).
+std::vector<Tensor> split_tau(const SpinTensor& tau);
+
+// out[xyij] += sum_ef V+-[xyef] tau+-[efij] over both signs, each through a
+// part (named names[k]) with V's symmetry in xy and tau's in ij.
+void add_split_product(const std::array<const Tensor*, 2>& v, const std::string& lv,
+                       const std::vector<Tensor>& tau_pm, const std::array<const char*, 2>& names, Tensor& out);
+
+// The ring terms (see closed_shell.cpp): w holds W_mbej without its t2 part,
+// u = exchange_combination(t2 abab), y = t2/2 + t1 t1.
+void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2, const Tensor& u,
+              const SpinTensor& y, SpinTensor& w, SpinTensor& r2);
+
+// F_ae += t_m^f (2 <ma|fe> - <ma|ef>) - tau~_mn^af L_mnef;
+// F_mi += tau~_in^ef L_mnef;  F_me += t_n^f L_mnef.
+void add_f_terms(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& taut, SpinTensor& fae,
+                 SpinTensor& fmi, SpinTensor& fme);
+
+// r_i^a += u_im^ae F_me + u_im^fe <ma|ef> - u_mn^ae <mn|ie>.
+void add_t1_terms(const MoIntegrals& mo, const Tensor& u, const SpinTensor& fme, SpinTensor& r1);
+
+// E = 2 f_ia t_i^a + L_ijab (t_ij^ab + t_i^a t_j^b).
+double energy(const MoIntegrals& mo, const Amplitudes& t);
+
+}  // namespace cyclocc::cc::closed_shell
