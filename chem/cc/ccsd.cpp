@@ -89,7 +89,7 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   SpinTensor wmnij = SpinTensor::zeros_like(t1, "oooo", {A, N, A, N}, "W_mnij");
   wmnij["mnij"] = mo.oooo["mnij"];
   wmnij["mnij"] += t1["ej"] * mo.ooov["mnie"];
-  wmnij["mnij"] += 0.5 * tau["efij"] * mo.oovv["mnef"];
+  if (!closed) wmnij["mnij"] += 0.5 * tau["efij"] * mo.oovv["mnef"];  // closed shell: in cs::add_ladders
 
   // W_mbej (Eq. 8): <mb||ej> + t_j^f <mb||ef> - t_n^b <mn||ej> - (1/2 t_jn^fb + t_j^f t_n^b) <mn||ef>
   // (closed shell: the last term in cs::add_ring).
@@ -119,12 +119,14 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   // T2 equation (Eq. 13).
   SpinTensor& r2 = r.t2;
   r2["abij"] = mo.oovv["ijab"];
-  // 1/2 tau_ij^ef W_abef without storing W_abef.
-  const std::vector<Tensor> tau_pm = mo.vvvv_plus ? cs::split_tau(tau) : std::vector<Tensor>{};
-  if (mo.vvvv_plus)
-    cs::add_split_product({&*mo.vvvv_plus, &*mo.vvvv_minus}, "abef", tau_pm, {"R+", "R-"}, cs::computed_block(r2));
-  else
+  // 1/2 tau_ij^ef W_abef without storing W_abef, and 1/2 tau_mn^ab W_mnij.
+  const std::vector<Tensor> tau_pm = closed ? cs::split_tau(tau) : std::vector<Tensor>{};
+  if (closed) {
+    cs::add_ladders(mo, tau_pm, wmnij, r2);
+  } else {
     r2["abij"] += 0.5 * mo.vvvv.value()["abef"] * tau["efij"];
+    r2["abij"] += 0.5 * tau["abmn"] * wmnij["mnij"];
+  }
   SpinTensor fbe = SpinTensor::zeros_like(t1, "vv", {N, N}, "F_be-");
   fbe["be"] = fae["be"];
   fbe["be"] -= 0.5 * t1["bm"] * fme["me"];
@@ -133,9 +135,8 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   fmj["mj"] = fmi["mj"];
   fmj["mj"] += 0.5 * t1["ej"] * fme["me"];
   r2["abij"] -= t2["abim"] * fmj["mj"];
-  r2["abij"] += 0.5 * tau["abmn"] * wmnij["mnij"];
   SpinTensor z = SpinTensor::zeros_like(t1, "ovoo", {N, N, A, N}, "Z_maij");
-  if (mo.ovvv_plus)
+  if (closed)
     cs::add_split_product({&*mo.ovvv_plus, &*mo.ovvv_minus}, "maef", tau_pm, {"Z+", "Z-"}, cs::computed_block(z));
   else
     z["maij"] = 0.5 * mo.ovvv["maef"] * tau["efij"];

@@ -36,6 +36,11 @@ Tensor exchange_combination(const Tensor& t, const std::string& name) {
 // (a < b, e < f, i < j): a quarter of the flops and half the integrals of the
 // full product.
 //
+// The hole-hole ladder sum_mn tau_mn^ab W_mnij splits the same way over mn
+// (tau_mn^ab = tau_nm^ba, W_mnij = W_nmji), and so does W_mnij's own tau
+// term sum_ef <mn|ef> tau_ij^ef, with g+-(mn,ef) = (<mn|ef> +- <mn|fe>) / 2:
+//   R+- += tau+-(ab,mn) W+-(mn,ij),  W+- = W's other terms, split, + g+-(mn,ef) tau+-(ef,ij).
+//
 // The same split halves Z_maij = sum_ef <ma|ef> tau_ij^ef (the abab block of
 // 1/2 <ma||ef> tau_ij^ef): Z = sum_ef V+-(ma,ef) tau+-(ef,ij), V+- =
 // (<ma|ef> +- <ma|fe>) / 2, the parts symmetric (antisymmetric) in ij.
@@ -59,6 +64,23 @@ void add_split_product(const std::array<const Tensor*, 2>& v, const std::string&
     Tensor part(out.ctx(), tensor::Shape(out.shape().lens, {vs[0], vs[1], tau_pm[k].shape().sym[0], N}), names[k]);
     tensor::contract(1.0, *v[k], lv, tau_pm[k], "efij", 0.0, part, lo);
     tensor::sum(1.0, part, lo, 1.0, out, lo);
+  }
+}
+
+void add_ladders(const MoIntegrals& mo, const std::vector<Tensor>& tau_pm, const SpinTensor& wmnij, SpinTensor& r2) {
+  const Tensor& w0 = wmnij.block("abab");
+  Tensor& r = computed_block(r2);
+  const std::array<const Tensor*, 2> v{&*mo.vvvv_plus, &*mo.vvvv_minus}, g{&*mo.oovv_plus, &*mo.oovv_minus};
+  for (int k = 0; k < 2; ++k) {
+    const Sym s = tau_pm[k].shape().sym[0];
+    const std::string sign = k ? "-" : "+";
+    Tensor w(r.ctx(), tensor::Shape(w0.shape().lens, {s, N, s, N}), "W_mnij" + sign);
+    tensor::sum(0.25, w0, "mnij", 0.0, w, "mnij");  // as tau+- (split_tau)
+    tensor::contract(1.0, *g[k], "mnef", tau_pm[k], "efij", 1.0, w, "mnij");
+    Tensor part(r.ctx(), tensor::Shape(r.shape().lens, {s, N, s, N}), "R" + sign);
+    tensor::contract(1.0, *v[k], "abef", tau_pm[k], "efij", 0.0, part, "abij");
+    tensor::contract(1.0, tau_pm[k], "abmn", w, "mnij", 1.0, part, "abij");
+    tensor::sum(1.0, part, "abij", 1.0, r, "abij");
   }
 }
 

@@ -21,8 +21,12 @@ Tensor& computed_block(SpinTensor& x, const std::string& spins = "abab");
 Tensor exchange_combination(const Tensor& t, const std::string& name);
 
 // tau+-(ef,ij) = (tau_ij^ef +- tau_ij^fe) / 2 from tau's abab block, packed in
-// ef and ij (see ladder_and_z in closed_shell.cpp).
+// ef and ij (see add_ladders in closed_shell.cpp).
 std::vector<Tensor> split_tau(const SpinTensor& tau);
+
+// R(abab) += sum_ef <ab|ef> tau_ij^ef + sum_mn tau_mn^ab W_mnij, split (see
+// closed_shell.cpp); wmnij holds W_mnij without its tau term.
+void add_ladders(const MoIntegrals& mo, const std::vector<Tensor>& tau_pm, const SpinTensor& wmnij, SpinTensor& r2);
 
 // out[xyij] += sum_ef V+-[xyef] tau+-[efij] over both signs, each through a
 // part (named names[k]) with V's symmetry in xy and tau's in ij.

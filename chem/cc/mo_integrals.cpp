@@ -113,8 +113,16 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
     tensor::sum(0.5, ovvv, "maef", 0.0, *mo.ovvv_minus, "maef");
     mo.ovvv_plus->set_constant(true);
     mo.ovvv_minus->set_constant(true);
+    const Tensor& oovv_ab = mo.oovv.block("abab");
+    mo.oovv_plus.emplace(ctx, tensor::Shape(oovv_ab.shape().lens, {Sym::SY, N, Sym::SY, N}), "<oo|vv>+");
+    mo.oovv_minus.emplace(ctx, tensor::Shape(oovv_ab.shape().lens, {A, N, A, N}), "<oo|vv>-");
+    // Four permutations, as for <vv|vv>+-: <nm|fe> = <mn|ef>.
+    tensor::sum(0.25, oovv_ab, "mnef", 0.0, *mo.oovv_plus, "mnef");
+    tensor::sum(0.25, oovv_ab, "mnef", 0.0, *mo.oovv_minus, "mnef");
+    mo.oovv_plus->set_constant(true);
+    mo.oovv_minus->set_constant(true);
     for (auto [block, l] : {std::pair{&mo.oovv.block("abab"), &mo.oovv_l}, {&mo.ovvv.block("abab"), &mo.ovvv_l}}) {
-      l->emplace(Tensor::zeros_like(*block, "2" + block->name() + "-exchange"));
+      l->emplace(Tensor::zeros_like(*block, "L" + block->name()));
       tensor::sum(2.0, *block, "pqrs", 0.0, **l, "pqrs");
       tensor::sum(-1.0, *block, "pqsr", 1.0, **l, "pqrs");
       (*l)->set_constant(true);

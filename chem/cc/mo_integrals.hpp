@@ -41,6 +41,9 @@ struct MoIntegrals {
   // With them: <ma|ef> = ovvv(abab) split the same way under e <-> f,
   // (<ma|ef> +- <ma|fe>) / 2 with an SY or AS group (ef), for Z_maij.
   std::optional<Tensor> ovvv_plus, ovvv_minus;
+  // And <mn|ef> = oovv(abab) likewise, (<mn|ef> +- <mn|fe>) / 2 with SY or
+  // AS groups (mn) and (ef), for W_mnij.
+  std::optional<Tensor> oovv_plus, oovv_minus;
   // And L_mnef = 2 <mn|ef> - <mn|fe> from oovv(abab) and 2 <ma|ef> -
   // <ma|fe> from ovvv(abab), for the closed-shell terms (closed_shell.hpp).
   std::optional<Tensor> oovv_l, ovvv_l;
