@@ -67,6 +67,15 @@ EOF
 }
 # Totals row "all N operations (X flops)" of the rank-0 table -> "GFLOP/s dgemm%".
 parse_ops() { awk '/ all [0-9]+ operations / { g = $3; p = $4 } END { sub("%", "", p); print (g == "" ? "-" : g), (p == "" ? "-" : p) }' "$1"; }
+# Rank-0 GFLOP of one iteration: the operations of the -v table called at least $2 (the
+# iteration count) times, GFLOP/s x seconds summed, over $2. The table lists the 60 slowest,
+# so this can only undercount.
+parse_iteration_gflop() {
+  awk -v n="$2" '/^operations on rank 0/ { on = 1; next }
+    on && / all [0-9]+ operations / { on = 0 }
+    on && $2 ~ /^[0-9]+$/ && $2 + 0 >= n + 0 { f += $1 * $3 }
+    END { if (n + 0 > 0) printf "%.4f\n", f / n; else print "-" }' "$1"
+}
 
 # NWChem output -> "median mean iterations triples energy": Wall column of the last TCE
 # iteration table from iteration 2 on; (T) = wall of the "Cpu & wall" line after CCSD(T).
@@ -112,20 +121,23 @@ print(per, iters or "-", "%.2f" % wall["cctriples"] if "cctriples" in wall else 
 EOF
 }
 
-row() { printf '%-6s %-8s %4s %8s %8s %5s %7s %7s %7s %7s %5s %6s %6s %17s\n' "$@"; }
+row() { printf '%-6s %-8s %4s %8s %8s %5s %7s %7s %7s %7s %5s %6s %6s %6s %17s\n' "$@"; }
 
 # $1 case, $2 stem, $3 ranks, $4 yardstick -> result row; sets cyc_<ranks>="med wall trip E".
 run_cyclocc() {
   local d=$work/$1/cyclocc-np$3 t0 rc med mean it mo tr e g p
   rm -rf "$d"; mkdir -p "$d"
   sed "$sub_yaml" "$here/$2.yaml" > "$d/$2.yaml"
-  t0=$(now); (cd "$d" && mpi_rss "$3" "$exe" "$2.yaml") > "$d/out.txt" 2>&1; rc=$?
+  t0=$(now); (cd "$d" && mpi_rss "$3" "$exe" "$2.yaml" -v) > "$d/out.txt" 2>&1; rc=$?
   local wall; wall=$(since "$t0")
   [ $rc -eq 0 ] || { echo "$1 cyclocc np $3 FAILED (exit $rc): see $d/out.txt"; printf -v "cyc_$3" '%s' "- - - -"; return; }
   read -r med mean it mo tr e < <(parse_cyclocc "$d/$2.json")
   read -r g p < <(parse_ops "$d/out.txt")
   local y; y=$(awk -v g="$g" -v y="$4" -v n="$3" 'BEGIN { if (g == "-" || y == "-") print "-"; else printf "%.0f", 100 * g / (y / n) }')
-  row "$1" cyclocc "$3" "$med" "$mean" "$it" "$wall" "$mo" "$tr" "$g" "$p" "$y" "$(peak_mb "$d")" "$e"
+  local gi yi; gi=$(parse_iteration_gflop "$d/out.txt" "$it")
+  yi=$(awk -v g="$gi" -v t="$med" -v y="$4" -v n="$3" \
+    'BEGIN { if (g == "-" || t == "-" || y == "-" || t + 0 <= 0) print "-"; else printf "%.0f", 100 * g / t / (y / n) }')
+  row "$1" cyclocc "$3" "$med" "$mean" "$it" "$wall" "$mo" "$tr" "$g" "$p" "$y" "$yi" "$(peak_mb "$d")" "$e"
   printf -v "cyc_$3" '%s' "$med $wall $tr $e"
 }
 
@@ -143,7 +155,7 @@ run_nwchem() {
   if awk -v m="$med" 'BEGIN { exit !(m + 0 < 0.35) }'; then
     read -r med mean < <(nwchem_by_difference "$1" "$2" "$d/out.txt")
   fi
-  row "$1" nwchem "$peer_np" "$med" "$mean" "$it" "$wall" - "$tr" - - - "$(peak_mb "$d")" "$e"
+  row "$1" nwchem "$peer_np" "$med" "$mean" "$it" "$wall" - "$tr" - - - - "$(peak_mb "$d")" "$e"
   nw="$med $wall $tr $e"
 }
 
@@ -199,7 +211,7 @@ run_psi4() {
   local wall; wall=$(since "$t0")
   read -r per it tr e < <(parse_psi4 "$d/out.dat" "$d/timer.dat")
   [ $rc -eq 0 ] && [ "$e" != - ] || { echo "$1 psi4 FAILED (exit $rc): see $d/out.dat"; ps="- - - -"; return; }
-  row "$1" psi4 "${peer_np}t" "$per" - "$it" "$wall" - "$tr" - - - "$(peak_mb "$d")" "$e"
+  row "$1" psi4 "${peer_np}t" "$per" - "$it" "$wall" - "$tr" - - - - "$(peak_mb "$d")" "$e"
   ps="$per $wall $tr $e"
 }
 
@@ -220,7 +232,7 @@ for np in $ranks; do
   printf -v "yard_$np" '%s' "$(yardstick "$np")"; v=yard_$np
   echo "yardstick: $np concurrent dgemm processes, ${!v} GFLOP/s in total (bench_tensor --quick)"
 done
-row case program np s/it-med s/it-mean iters wall_s motr_s trip_s GFLOP/s dgemm% %yard RSS_MB energy
+row case program np s/it-med s/it-mean iters wall_s motr_s trip_s GFLOP/s dgemm% %yard %yd/it RSS_MB energy
 for c in $cases; do
   base=${c%-t}; sub_yaml=''; sub_nw=''; sub_psi4=''
   if [ "$base" != "$c" ]; then
