@@ -64,7 +64,7 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   tau["abij"] = t2["abij"];
   tau["abij"] += 0.5 * t1["ai"] * t1["bj"];
   // Closed shell: u = 2 t2 - t2 (exchanged), for the ring and T1 terms.
-  const std::optional<Tensor> u = closed ? std::optional(cs::exchange_combination(t2.block("abab"), "2t2-t2"))
+  const std::optional<Tensor> u = closed ? std::optional(cs::exchange_combination(t2.block("abab"), "abij", "baij", "2t2-t2"))
                                          : std::nullopt;
 
   // F_ae, F_mi, F_me (Eqs. 3-5), without the diagonal Fock (in the denominators).

@@ -16,11 +16,32 @@ namespace {
 constexpr Sym N = Sym::NS, A = Sym::AS;
 }  // namespace
 
-Tensor exchange_combination(const Tensor& t, const std::string& name) {
-  Tensor u = Tensor::zeros_like(t, name);
-  tensor::sum(2.0, t, "abij", 0.0, u, "abij");
-  tensor::sum(-1.0, t, "baij", 1.0, u, "abij");
+Tensor exchange_combination(const Tensor& x, const std::string& labels, const std::string& swapped,
+                            const std::string& name) {
+  Tensor u = Tensor::zeros_like(x, name);
+  tensor::sum(2.0, x, labels, 0.0, u, labels);
+  tensor::sum(-1.0, x, swapped, 1.0, u, labels);
   return u;
+}
+
+std::vector<Tensor> exchange_parts(const Tensor& x, const std::vector<Sym>& plus, const std::string& name,
+                                   const tensor::Mapping* map) {
+  const std::string labels = std::string("abcdefgh").substr(0, plus.size());
+  // The output's groups add every permutation of them (with sign): 2 terms
+  // per group, of which each distinct one appears 2^(groups - 1) times.
+  double factor = 1.0;
+  for (Sym s : plus) factor *= s == Sym::SY ? 0.5 : 1.0;
+  std::vector<Tensor> parts;
+  for (const bool minus : {false, true}) {
+    std::vector<Sym> sym = plus;
+    for (Sym& s : sym) s = minus && s == Sym::SY ? A : s;
+    const tensor::Shape shape(x.shape().lens, sym);
+    const std::string n = name + (minus ? "-" : "+");
+    if (map) parts.emplace_back(x.ctx(), shape, *map, n);
+    else parts.emplace_back(x.ctx(), shape, n);
+    tensor::sum(factor, x, labels, 0.0, parts.back(), labels);
+  }
+  return parts;
 }
 
 // The particle-particle ladder of closed-shell CCSD, R_ij^ab += sum_ef <ab|ef>
@@ -46,14 +67,7 @@ Tensor exchange_combination(const Tensor& t, const std::string& name) {
 // (<ma|ef> +- <ma|fe>) / 2, the parts symmetric (antisymmetric) in ij.
 
 std::vector<Tensor> split_tau(const SpinTensor& tau) {
-  const Tensor& t = tau.block("abab");
-  std::vector<Tensor> pm;
-  for (const Sym s : {Sym::SY, A}) {
-    pm.emplace_back(t.ctx(), tensor::Shape(t.shape().lens, {s, N, s, N}), s == Sym::SY ? "tau+" : "tau-");
-    // The SY (AS) output adds +- tau_ij^fe, +- tau_ji^ef and tau_ji^fe = tau_ij^ef.
-    tensor::sum(0.25, t, "efij", 0.0, pm.back(), "efij");
-  }
-  return pm;
+  return exchange_parts(tau.block("abab"), {Sym::SY, N, Sym::SY, N}, "tau");
 }
 
 void add_split_product(const std::array<const Tensor*, 2>& v, const std::string& lv,
@@ -71,13 +85,11 @@ void add_ladders(const MoIntegrals& mo, const std::vector<Tensor>& tau_pm, const
   const Tensor& w0 = wmnij.block("abab");
   Tensor& r = computed_block(r2);
   const std::array<const Tensor*, 2> v{&*mo.vvvv_plus, &*mo.vvvv_minus}, g{&*mo.oovv_plus, &*mo.oovv_minus};
+  std::vector<Tensor> w_pm = exchange_parts(w0, {Sym::SY, N, Sym::SY, N}, "W_mnij");
   for (int k = 0; k < 2; ++k) {
-    const Sym s = tau_pm[k].shape().sym[0];
-    const std::string sign = k ? "-" : "+";
-    Tensor w(r.ctx(), tensor::Shape(w0.shape().lens, {s, N, s, N}), "W_mnij" + sign);
-    tensor::sum(0.25, w0, "mnij", 0.0, w, "mnij");  // as tau+- (split_tau)
+    Tensor& w = w_pm[k];
     tensor::contract(1.0, *g[k], "mnef", tau_pm[k], "efij", 1.0, w, "mnij");
-    Tensor part(r.ctx(), tensor::Shape(r.shape().lens, {s, N, s, N}), "R" + sign);
+    Tensor part(r.ctx(), tensor::Shape(r.shape().lens, w.shape().sym), k ? "R-" : "R+");
     tensor::contract(1.0, *v[k], "abef", tau_pm[k], "efij", 0.0, part, "abij");
     tensor::contract(1.0, tau_pm[k], "abmn", w, "mnij", 1.0, part, "abij");
     tensor::sum(1.0, part, "abij", 1.0, r, "abij");
@@ -108,8 +120,7 @@ void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2,
   Tensor& b = computed_block(w, "abba");
   tensor::sum(0.5, b, "mbej", 1.0, d, "mbej");
   Tensor zt = Tensor::zeros_like(t, "t2-t2/2-t1t1");
-  tensor::sum(1.0, t, "fbnj", 0.0, zt, "fbnj");
-  tensor::sum(-0.5, t, "bfnj", 1.0, zt, "fbnj");
+  tensor::sum(0.5, u, "fbnj", 0.0, zt, "fbnj");  // t_nj^fb - 1/2 t_nj^bf = u_nj^fb / 2
   tensor::contract(-1.0, ta, "fj", ta, "bn", 1.0, zt, "fbnj");
   tensor::contract(0.5, zt, "fbnj", *mo.oovv_l, "mnef", 1.0, d, "mbej");
   tensor::contract(1.0, y.block("abab"), "fbjn", mo.oovv.block("abab"), "mnfe", 1.0, b, "mbej");

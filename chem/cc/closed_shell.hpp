@@ -17,8 +17,18 @@ namespace cyclocc::cc::closed_shell {
 // A computed (not derived) block of a restricted intermediate, to write.
 Tensor& computed_block(SpinTensor& x, const std::string& spins = "abab");
 
-// u_ij^ab = 2 t_ij^ab - t_ij^ba from an abab block.
-Tensor exchange_combination(const Tensor& t, const std::string& name);
+// 2 x[labels] - x[swapped], e.g. u_ij^ab = 2 t_ij^ab - t_ij^ba ("abij",
+// "baij") or L_mnef = 2 <mn|ef> - <mn|fe> ("mnef", "mnfe").
+Tensor exchange_combination(const Tensor& x, const std::string& labels, const std::string& swapped,
+                            const std::string& name);
+
+// The parts of x symmetric (+) and antisymmetric (-) under the exchanges
+// of the index pairs that `plus` marks SY (AS for the - part), packed:
+// (x +- x exchanged) / 2 for one pair; for two pairs x must be unchanged
+// when both exchange at once (<ab|ef> = <ba|fe>, tau_ij^ef = tau_ji^fe), and
+// each part is (x +- x with one pair exchanged) / 2. Named name+ and name-.
+std::vector<Tensor> exchange_parts(const Tensor& x, const std::vector<tensor::Sym>& plus, const std::string& name,
+                                   const tensor::Mapping* map = nullptr);
 
 // tau+-(ef,ij) = (tau_ij^ef +- tau_ij^fe) / 2 from tau's abab block, packed in
 // ef and ij (see add_ladders in closed_shell.cpp).

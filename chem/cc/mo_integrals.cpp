@@ -1,6 +1,9 @@
 #include "chem/cc/mo_integrals.hpp"
 
 #include <stdexcept>
+#include <utility>
+
+#include "chem/cc/closed_shell.hpp"
 
 namespace cyclocc::cc {
 
@@ -88,45 +91,34 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
   for (SpinTensor* t : {&mo.oooo, &mo.ooov, &mo.oovv, &mo.ovov, &mo.ovvv}) fill_integrals(chem, *t);
   if (mo.vvvv) fill_integrals(chem, *mo.vvvv);
   if (d.restricted && needs.ladder) {
-    // <ab|ef> = (ae|bf). A SY (AS) output adds every permutation of its
-    // groups (with sign), and <ba|fe> = <ab|ef>: 1/4 of the four terms is
-    // (<ab|ef> +- <ab|fe>) / 2.
+    // <ab|ef> = (ae|bf), split into (<ab|ef> +- <ab|fe>) / 2 (<ba|fe> = <ab|ef>).
     // The chemist integrals move once, into <ab|ef> with all ranks along
     // the pair ef; the halves share that mapping, so both sums stay local,
     // and the ladder, which splits ef over the ranks, finds them in place.
     const int n = d.vir[0];
     const auto along_ef = tensor::Mapping::along(ctx.nranks(), 2, 4);
-    mo.vvvv_plus.emplace(ctx, tensor::Shape({n, n, n, n}, {Sym::SY, N, Sym::SY, N}), along_ef, "<vv|vv>+");
-    mo.vvvv_minus.emplace(ctx, tensor::Shape({n, n, n, n}, {A, N, A, N}), along_ef, "<vv|vv>-");
     {
       Tensor v(ctx, tensor::Shape({n, n, n, n}, {N, N, N, N}), along_ef, "<vv|vv>");
       tensor::sum(1.0, chem(0, 0, "vvvv"), "aebf", 0.0, v, "abef");
-      tensor::sum(0.25, v, "abef", 0.0, *mo.vvvv_plus, "abef");
-      tensor::sum(0.25, v, "abef", 0.0, *mo.vvvv_minus, "abef");
+      auto parts = closed_shell::exchange_parts(v, {Sym::SY, N, Sym::SY, N}, "<vv|vv>", &along_ef);
+      mo.vvvv_plus.emplace(std::move(parts[0]));
+      mo.vvvv_minus.emplace(std::move(parts[1]));
     }
-    mo.vvvv_plus->set_constant(true);
-    mo.vvvv_minus->set_constant(true);
+    // <ma|ef> and <mn|ef> split the same way (for Z_maij and W_mnij), and
+    // L = 2 <pq|rs> - <pq|sr> of both (the closed-shell F, T1 and ring terms).
     const Tensor& ovvv = mo.ovvv.block("abab");
-    mo.ovvv_plus.emplace(ctx, tensor::Shape(ovvv.shape().lens, {N, N, Sym::SY, N}), "<ov|vv>+");
-    mo.ovvv_minus.emplace(ctx, tensor::Shape(ovvv.shape().lens, {N, N, A, N}), "<ov|vv>-");
-    tensor::sum(0.5, ovvv, "maef", 0.0, *mo.ovvv_plus, "maef");  // the SY (AS) group adds +- <ma|fe>
-    tensor::sum(0.5, ovvv, "maef", 0.0, *mo.ovvv_minus, "maef");
-    mo.ovvv_plus->set_constant(true);
-    mo.ovvv_minus->set_constant(true);
-    const Tensor& oovv_ab = mo.oovv.block("abab");
-    mo.oovv_plus.emplace(ctx, tensor::Shape(oovv_ab.shape().lens, {Sym::SY, N, Sym::SY, N}), "<oo|vv>+");
-    mo.oovv_minus.emplace(ctx, tensor::Shape(oovv_ab.shape().lens, {A, N, A, N}), "<oo|vv>-");
-    // Four permutations, as for <vv|vv>+-: <nm|fe> = <mn|ef>.
-    tensor::sum(0.25, oovv_ab, "mnef", 0.0, *mo.oovv_plus, "mnef");
-    tensor::sum(0.25, oovv_ab, "mnef", 0.0, *mo.oovv_minus, "mnef");
-    mo.oovv_plus->set_constant(true);
-    mo.oovv_minus->set_constant(true);
-    for (auto [block, l] : {std::pair{&mo.oovv.block("abab"), &mo.oovv_l}, {&mo.ovvv.block("abab"), &mo.ovvv_l}}) {
-      l->emplace(Tensor::zeros_like(*block, "L" + block->name()));
-      tensor::sum(2.0, *block, "pqrs", 0.0, **l, "pqrs");
-      tensor::sum(-1.0, *block, "pqsr", 1.0, **l, "pqrs");
-      (*l)->set_constant(true);
-    }
+    const Tensor& oovv = mo.oovv.block("abab");
+    auto ov = closed_shell::exchange_parts(ovvv, {N, N, Sym::SY, N}, "<ov|vv>");
+    auto oo = closed_shell::exchange_parts(oovv, {Sym::SY, N, Sym::SY, N}, "<oo|vv>");
+    mo.ovvv_plus.emplace(std::move(ov[0]));
+    mo.ovvv_minus.emplace(std::move(ov[1]));
+    mo.oovv_plus.emplace(std::move(oo[0]));
+    mo.oovv_minus.emplace(std::move(oo[1]));
+    mo.oovv_l.emplace(closed_shell::exchange_combination(oovv, "pqrs", "pqsr", "L" + oovv.name()));
+    mo.ovvv_l.emplace(closed_shell::exchange_combination(ovvv, "pqrs", "pqsr", "L" + ovvv.name()));
+    for (auto* x : {&mo.vvvv_plus, &mo.vvvv_minus, &mo.ovvv_plus, &mo.ovvv_minus, &mo.oovv_plus, &mo.oovv_minus,
+                    &mo.oovv_l, &mo.ovvv_l})
+      (*x)->set_constant(true);
   }
   // Fixed from here on: contractions keep their prepared copies.
   for (SpinTensor* t : {&mo.f_oo, &mo.f_ov, &mo.f_vv, &mo.oooo, &mo.ooov, &mo.oovv, &mo.ovov, &mo.ovvv})
