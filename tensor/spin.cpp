@@ -342,11 +342,24 @@ IndexedT<SpinTensor> SpinTensor::operator[](const std::string& labels) const {
   return IndexedT<SpinTensor>(const_cast<SpinTensor*>(this), labels);
 }
 
+namespace {
+std::string spatial_key(const SpinTensor& x, Pairing p) {
+  if (x.order() == 2 && p == Pairing::direct) return "aa";
+  if (x.order() == 4) return p == Pairing::direct ? "abab" : "abba";
+  throw std::invalid_argument("spatial block: " + x.name() + " is not of order 2 or 4 with this pairing");
+}
+std::string restricted_key(const SpinTensor& x, Pairing p) {
+  if (!x.dims().restricted) throw std::invalid_argument("spatial block: " + x.name() + " is not closed-shell");
+  return spatial_key(x, p);
+}
+}  // namespace
+
+const Tensor& spatial_block(const SpinTensor& x, Pairing p) { return x.block(restricted_key(x, p)); }
+Tensor& spatial_write_block(SpinTensor& x, Pairing p) { return x.write_block(restricted_key(x, p)); }
+Tensor& spatial_mirror_half(SpinTensor& x) { return x.mirror_half(restricted_key(x, Pairing::direct)); }
+
 std::vector<double> spatial_array(const SpinTensor& x) {
-  std::string key;
-  if (x.order() == 2) key = "aa";
-  else if (x.order() == 4) key = "abab";
-  else throw std::invalid_argument("spatial_array: " + x.name() + " is not of order 2 or 4");
+  const std::string key = spatial_key(x, Pairing::direct);
   const Tensor& b = x.block(key);
   for (Sym s : b.shape().sym)
     if (s != Sym::NS) throw std::invalid_argument("spatial_array: block " + key + " of " + x.name() + " is packed");

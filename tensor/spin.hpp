@@ -144,10 +144,21 @@ std::vector<std::string> spin_blocks(const std::string& spaces, const std::vecto
 SpinTensor window_slice(const SpinTensor& src, const SpinDims& dims, const std::string& spaces,
                         std::string name = "");
 
-// The spatial-orbital array of a closed-shell (restricted) tensor of order 2
-// or 4: its block in which upper index n and lower index n have spin alpha for
-// n = 0 and beta for n = 1, i.e. t_i^a, t_ij^ab = t_{i j-bar}^{a b-bar}, and
-// <pq|rs> = <p q-bar||r s-bar>. Dense, row-major over the tensor's index
+// Closed-shell (restricted) tensors of order 2 or 4 in spatial orbitals, so
+// that closed-shell equations need not name spin blocks. The direct block
+// pairs upper index n with lower index n, alpha for n = 0 and beta for n = 1:
+// t_i^a, t_ij^ab = t_{i j-bar}^{a b-bar}, <pq|rs> = <p q-bar||r s-bar>. The
+// exchanged block of an order-4 tensor pairs upper index 0 with lower index 1
+// instead: W_mbej's <m b-bar||e-bar j>.
+enum class Pairing { direct, exchanged };
+const Tensor& spatial_block(const SpinTensor& x, Pairing p = Pairing::direct);
+// The same block, to write: it must be computed, not derived (SpinTensor::write_block).
+Tensor& spatial_write_block(SpinTensor& x, Pairing p = Pairing::direct);
+// The direct order-4 block's mirror half (SpinTensor::mirror_half): R(abab)
+// gets what is added to it plus that with both pairs exchanged, X + X(ba,ji).
+Tensor& spatial_mirror_half(SpinTensor& x);
+
+// The direct block as a dense array, row-major over the tensor's index
 // order, on every rank (collective): for work each rank does on local copies.
 std::vector<double> spatial_array(const SpinTensor& x);
 

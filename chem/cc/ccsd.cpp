@@ -13,7 +13,7 @@
 //   <ab||ej> = -<je||ab>, <mb||ij> = <ij||mb>, <na||if> = <na||if> (ovov).
 //
 // A closed-shell reference replaces some terms by their spatial-orbital forms
-// (closed_shell.hpp), fewer products on the abab blocks: `cs` below.
+// (closed_shell.hpp), fewer products on the spatial blocks: `cs` below.
 #include "chem/cc/ccsd.hpp"
 
 #include <optional>
@@ -64,7 +64,7 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   tau["abij"] = t2["abij"];
   tau["abij"] += 0.5 * t1["ai"] * t1["bj"];
   // Closed shell: u = 2 t2 - t2 (exchanged), for the ring and T1 terms.
-  const std::optional<Tensor> u = closed ? std::optional(cs::exchange_combination(t2.block("abab"), "abij", "baij", "2t2-t2"))
+  const std::optional<Tensor> u = closed ? std::optional(cs::exchange_combination(tensor::spatial_block(t2), "abij", "baij", "2t2-t2"))
                                          : std::nullopt;
 
   // F_ae, F_mi, F_me (Eqs. 3-5), without the diagonal Fock (in the denominators).
@@ -137,7 +137,7 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   r2["abij"] -= t2["abim"] * fmj["mj"];
   SpinTensor z = SpinTensor::zeros_like(t1, "ovoo", {N, N, A, N}, "Z_maij");
   if (closed)
-    cs::add_split_product({&*mo.ovvv_plus, &*mo.ovvv_minus}, "maef", tau_pm, {"Z+", "Z-"}, cs::computed_block(z));
+    cs::add_split_product({&*mo.ovvv_plus, &*mo.ovvv_minus}, "maef", tau_pm, {"Z+", "Z-"}, tensor::spatial_write_block(z));
   else
     z["maij"] = 0.5 * mo.ovvv["maef"] * tau["efij"];
   r2["abij"] += t1["bm"] * z["maij"];

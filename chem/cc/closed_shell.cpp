@@ -1,15 +1,20 @@
 // Closed-shell CCSD terms (closed_shell.hpp). Each is the spin-orbital term
 // of ccsd.cpp summed over spins for t_ij^ab = t_ji^ba (alpha = beta), written
-// for the abab blocks (i, a alpha; j, b beta): t_ij^ab is T2(abab)[abij], and
-// <pq|rs> the spatial integral, <mn|ef> = oovv(abab)[mnef], <ma|ef> =
-// ovvv(abab)[maef], <mn|ie> = ooov(abab)[mnie]. The tests compare every
-// residual with the dense spin-orbital twin.
+// on the spin layer's spatial blocks (tensor::spatial_block; i, a alpha and
+// j, b beta): t_ij^ab is spatial_block(T2)[abij], <pq|rs> the spatial
+// integral, <mn|ef> = spatial_block(oovv)[mnef], <ma|ef> =
+// spatial_block(ovvv)[maef], <mn|ie> = spatial_block(ooov)[mnie]. The tests
+// compare every residual with the dense spin-orbital twin.
 #include "chem/cc/closed_shell.hpp"
 
 #include <stdexcept>
 
 namespace cyclocc::cc::closed_shell {
 
+using tensor::Pairing;
+using tensor::spatial_block;
+using tensor::spatial_mirror_half;
+using tensor::spatial_write_block;
 using tensor::Sym;
 
 namespace {
@@ -45,7 +50,7 @@ std::vector<Tensor> exchange_parts(const Tensor& x, const std::vector<Sym>& plus
 }
 
 // The particle-particle ladder of closed-shell CCSD, R_ij^ab += sum_ef <ab|ef>
-// tau_ij^ef over spatial orbitals (the abab block of 1/2 <ab||ef> tau_ij^ef),
+// tau_ij^ef over spatial orbitals (the spatial block of 1/2 <ab||ef> tau_ij^ef),
 // split by symmetry (G. E. Scuseria, C. L. Janssen and H. F. Schaefer,
 // J. Chem. Phys. 89, 7382 (1988)). As <ab|ef> = <ba|fe>, the part of R
 // symmetric (antisymmetric) in ab sees only the part of tau symmetric
@@ -62,12 +67,12 @@ std::vector<Tensor> exchange_parts(const Tensor& x, const std::vector<Sym>& plus
 // term sum_ef <mn|ef> tau_ij^ef, with g+-(mn,ef) = (<mn|ef> +- <mn|fe>) / 2:
 //   R+- += tau+-(ab,mn) W+-(mn,ij),  W+- = W's other terms, split, + g+-(mn,ef) tau+-(ef,ij).
 //
-// The same split halves Z_maij = sum_ef <ma|ef> tau_ij^ef (the abab block of
+// The same split halves Z_maij = sum_ef <ma|ef> tau_ij^ef (the spatial block of
 // 1/2 <ma||ef> tau_ij^ef): Z = sum_ef V+-(ma,ef) tau+-(ef,ij), V+- =
 // (<ma|ef> +- <ma|fe>) / 2, the parts symmetric (antisymmetric) in ij.
 
 std::vector<Tensor> split_tau(const SpinTensor& tau) {
-  return exchange_parts(tau.block("abab"), {Sym::SY, N, Sym::SY, N}, "tau");
+  return exchange_parts(spatial_block(tau), {Sym::SY, N, Sym::SY, N}, "tau");
 }
 
 void add_split_product(const std::array<const Tensor*, 2>& v, const std::string& lv,
@@ -82,8 +87,8 @@ void add_split_product(const std::array<const Tensor*, 2>& v, const std::string&
 }
 
 void add_ladders(const MoIntegrals& mo, const std::vector<Tensor>& tau_pm, const SpinTensor& wmnij, SpinTensor& r2) {
-  const Tensor& w0 = wmnij.block("abab");
-  Tensor& r = computed_block(r2);
+  const Tensor& w0 = spatial_block(wmnij);
+  Tensor& r = spatial_write_block(r2);
   const std::array<const Tensor*, 2> v{&*mo.vvvv_plus, &*mo.vvvv_minus}, g{&*mo.oovv_plus, &*mo.oovv_minus};
   std::vector<Tensor> w_pm = exchange_parts(w0, {Sym::SY, N, Sym::SY, N}, "W_mnij");
   for (int k = 0; k < 2; ++k) {
@@ -96,14 +101,10 @@ void add_ladders(const MoIntegrals& mo, const std::vector<Tensor>& tau_pm, const
   }
 }
 
-Tensor& computed_block(SpinTensor& x, const std::string& spins) {
-  if (x.derived(spins)) throw std::logic_error("ccsd: " + x.name() + "(" + spins + ") is not a computed block");
-  return x.write_block(spins);
-}
-
 // The ring terms P(ij)P(ab) t_im^ae W_mbej of closed-shell CCSD with one
-// product fewer. In spatial orbitals, with A = W_mbej(abab), B = W_mbej(abba)
-// and t the abab amplitudes t_ij^ab, the abab block of R gains X + X(ba,ji):
+// product fewer. In spatial orbitals, with A and B W_mbej's direct and
+// exchanged blocks (<m b-bar||e j-bar> and <m b-bar||e-bar j>) and t the
+// amplitudes t_ij^ab, R's spatial block gains X + X(ba,ji):
 //   X_ij^ab = sum_me [ (2 t_im^ae - t_im^ea) D_mbej + 1/2 t_im^ea B_mbej + t_mj^ae B_mbei ],
 //   D = A + B/2,
 // where the t2 part of D is one product (as in the D and C intermediates of
@@ -114,18 +115,18 @@ Tensor& computed_block(SpinTensor& x, const std::string& spins) {
 // A and B without their t2 parts, u = 2 t - t^x.
 void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2, const Tensor& u,
               const SpinTensor& y, SpinTensor& w, SpinTensor& r2) {
-  const Tensor& t = t2.block("abab");
-  const Tensor& ta = t1.block("aa");
-  Tensor& d = computed_block(w);
-  Tensor& b = computed_block(w, "abba");
+  const Tensor& t = spatial_block(t2);
+  const Tensor& ta = spatial_block(t1);
+  Tensor& d = spatial_write_block(w);
+  Tensor& b = spatial_write_block(w, Pairing::exchanged);
   tensor::sum(0.5, b, "mbej", 1.0, d, "mbej");
   Tensor zt = Tensor::zeros_like(t, "t2-t2/2-t1t1");
   tensor::sum(0.5, u, "fbnj", 0.0, zt, "fbnj");  // t_nj^fb - 1/2 t_nj^bf = u_nj^fb / 2
   tensor::contract(-1.0, ta, "fj", ta, "bn", 1.0, zt, "fbnj");
   tensor::contract(0.5, zt, "fbnj", *mo.oovv_l, "mnef", 1.0, d, "mbej");
-  tensor::contract(1.0, y.block("abab"), "fbjn", mo.oovv.block("abab"), "mnfe", 1.0, b, "mbej");
+  tensor::contract(1.0, spatial_block(y), "fbjn", spatial_block(mo.oovv), "mnfe", 1.0, b, "mbej");
 
-  Tensor& x = r2.mirror_half("abab");  // R(abab) gets x + x(ba,ji)
+  Tensor& x = spatial_mirror_half(r2);  // R gets x + x(ba,ji)
   tensor::contract(1.0, u, "aeim", d, "mbej", 1.0, x, "abij");
   tensor::contract(0.5, t, "eaim", b, "mbej", 1.0, x, "abij");
   tensor::contract(1.0, t, "aemj", b, "mbei", 1.0, x, "abij");
@@ -135,31 +136,31 @@ void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2,
 // F_mi (Eq. 4): 1/2 tau~_in^ef <mn||ef>; F_me (Eq. 5): t_n^f <mn||ef>.
 void add_f_terms(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& taut, SpinTensor& fae,
                  SpinTensor& fmi, SpinTensor& fme) {
-  const Tensor& ta = t1.block("aa");
-  const Tensor& tt = taut.block("abab");
+  const Tensor& ta = spatial_block(t1);
+  const Tensor& tt = spatial_block(taut);
   const Tensor& L = *mo.oovv_l;
-  Tensor& ae = computed_block(fae, "aa");
+  Tensor& ae = spatial_write_block(fae);
   tensor::contract(1.0, ta, "fm", *mo.ovvv_l, "mafe", 1.0, ae, "ae");
   tensor::contract(-1.0, tt, "afmn", L, "mnef", 1.0, ae, "ae");
-  tensor::contract(1.0, tt, "efin", L, "mnef", 1.0, computed_block(fmi, "aa"), "mi");
-  tensor::contract(1.0, ta, "fn", L, "mnef", 1.0, computed_block(fme, "aa"), "me");
+  tensor::contract(1.0, tt, "efin", L, "mnef", 1.0, spatial_write_block(fmi), "mi");
+  tensor::contract(1.0, ta, "fn", L, "mnef", 1.0, spatial_write_block(fme), "me");
 }
 
 // Eq. 12's t2 terms: t_im^ae F_me - 1/2 t_im^ef <ma||ef> + 1/2 t_mn^ae <nm||ie>.
 void add_t1_terms(const MoIntegrals& mo, const Tensor& u, const SpinTensor& fme, SpinTensor& r1) {
-  Tensor& r = computed_block(r1, "aa");
-  tensor::contract(1.0, u, "aeim", fme.block("aa"), "me", 1.0, r, "ai");
-  tensor::contract(1.0, u, "feim", mo.ovvv.block("abab"), "maef", 1.0, r, "ai");
-  tensor::contract(-1.0, u, "aemn", mo.ooov.block("abab"), "mnie", 1.0, r, "ai");
+  Tensor& r = spatial_write_block(r1);
+  tensor::contract(1.0, u, "aeim", spatial_block(fme), "me", 1.0, r, "ai");
+  tensor::contract(1.0, u, "feim", spatial_block(mo.ovvv), "maef", 1.0, r, "ai");
+  tensor::contract(-1.0, u, "aemn", spatial_block(mo.ooov), "mnie", 1.0, r, "ai");
 }
 
 double energy(const MoIntegrals& mo, const Amplitudes& t) {
-  const Tensor& ta = t.t1.block("aa");
+  const Tensor& ta = spatial_block(t.t1);
   const Tensor& L = *mo.oovv_l;
   Tensor e(ta.ctx(), tensor::Shape({}, {}), "E");
-  tensor::contract(2.0, mo.f_ov.block("aa"), "ia", ta, "ai", 0.0, e, "");
-  tensor::contract(1.0, L, "ijab", t.t2.block("abab"), "abij", 1.0, e, "");
-  Tensor x(ta.ctx(), tensor::Shape(mo.f_ov.block("aa").shape().lens, {N, N}), "X_jb");
+  tensor::contract(2.0, spatial_block(mo.f_ov), "ia", ta, "ai", 0.0, e, "");
+  tensor::contract(1.0, L, "ijab", spatial_block(t.t2), "abij", 1.0, e, "");
+  Tensor x(ta.ctx(), tensor::Shape(spatial_block(mo.f_ov).shape().lens, {N, N}), "X_jb");
   tensor::contract(1.0, L, "ijab", ta, "ai", 0.0, x, "jb");
   tensor::contract(1.0, x, "jb", ta, "bj", 1.0, e, "");
   return e.scalar();

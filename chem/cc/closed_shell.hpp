@@ -1,5 +1,5 @@
 // Closed-shell (RHF) forms of CCSD terms: spatial-orbital equations on the
-// abab blocks of the spin layer's tensors, where they take fewer flops or
+// spin layer's spatial blocks (tensor::spatial_block), where they take fewer flops or
 // fewer passes than the spin-orbital terms they replace (ccsd.cpp). Each
 // function's comment gives its equation; ccsd.cpp uses them when the
 // integrals carry the closed-shell combinations (MoIntegrals::oovv_l).
@@ -14,9 +14,6 @@
 
 namespace cyclocc::cc::closed_shell {
 
-// A computed (not derived) block of a restricted intermediate, to write.
-Tensor& computed_block(SpinTensor& x, const std::string& spins = "abab");
-
 // 2 x[labels] - x[swapped], e.g. u_ij^ab = 2 t_ij^ab - t_ij^ba ("abij",
 // "baij") or L_mnef = 2 <mn|ef> - <mn|fe> ("mnef", "mnfe").
 Tensor exchange_combination(const Tensor& x, const std::string& labels, const std::string& swapped,
@@ -30,11 +27,11 @@ Tensor exchange_combination(const Tensor& x, const std::string& labels, const st
 std::vector<Tensor> exchange_parts(const Tensor& x, const std::vector<tensor::Sym>& plus, const std::string& name,
                                    const tensor::Mapping* map = nullptr);
 
-// tau+-(ef,ij) = (tau_ij^ef +- tau_ij^fe) / 2 from tau's abab block, packed in
+// tau+-(ef,ij) = (tau_ij^ef +- tau_ij^fe) / 2 from tau's spatial block, packed in
 // ef and ij (see add_ladders in closed_shell.cpp).
 std::vector<Tensor> split_tau(const SpinTensor& tau);
 
-// R(abab) += sum_ef <ab|ef> tau_ij^ef + sum_mn tau_mn^ab W_mnij, split (see
+// R (spatial block) += sum_ef <ab|ef> tau_ij^ef + sum_mn tau_mn^ab W_mnij, split (see
 // closed_shell.cpp); wmnij holds W_mnij without its tau term.
 void add_ladders(const MoIntegrals& mo, const std::vector<Tensor>& tau_pm, const SpinTensor& wmnij, SpinTensor& r2);
 
@@ -44,7 +41,7 @@ void add_split_product(const std::array<const Tensor*, 2>& v, const std::string&
                        const std::vector<Tensor>& tau_pm, const std::array<const char*, 2>& names, Tensor& out);
 
 // The ring terms (see closed_shell.cpp): w holds W_mbej without its t2 part,
-// u = exchange_combination(t2 abab), y = t2/2 + t1 t1.
+// u = exchange_combination(spatial block of t2), y = t2/2 + t1 t1.
 void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2, const Tensor& u,
               const SpinTensor& y, SpinTensor& w, SpinTensor& r2);
 

@@ -106,8 +106,8 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
     }
     // <ma|ef> and <mn|ef> split the same way (for Z_maij and W_mnij), and
     // L = 2 <pq|rs> - <pq|sr> of both (the closed-shell F, T1 and ring terms).
-    const Tensor& ovvv = mo.ovvv.block("abab");
-    const Tensor& oovv = mo.oovv.block("abab");
+    const Tensor& ovvv = tensor::spatial_block(mo.ovvv);
+    const Tensor& oovv = tensor::spatial_block(mo.oovv);
     auto ov = closed_shell::exchange_parts(ovvv, {N, N, Sym::SY, N}, "<ov|vv>");
     auto oo = closed_shell::exchange_parts(oovv, {Sym::SY, N, Sym::SY, N}, "<oo|vv>");
     mo.ovvv_plus.emplace(std::move(ov[0]));

@@ -33,19 +33,19 @@ struct MoIntegrals {
   // Only when asked for (CCSDT) or unrestricted: restricted CCSD uses the
   // closed-shell ladder's halves below instead.
   std::optional<SpinTensor> vvvv;
-  // Restricted only: the opposite-spin <ab|ef> = vvvv(abab) split into its
+  // Restricted only: the opposite-spin <ab|ef> = vvvv's spatial block split into its
   // parts symmetric and antisymmetric under e <-> f (equal to those under
   // a <-> b, as <ab|ef> = <ba|fe>), packed: (<ab|ef> +- <ab|fe>) / 2, with
   // SY or AS groups (ab) and (ef). For the closed-shell ladder (ccsd.cpp).
   std::optional<Tensor> vvvv_plus, vvvv_minus;
-  // With them: <ma|ef> = ovvv(abab) split the same way under e <-> f,
+  // With them: <ma|ef> = ovvv's spatial block split the same way under e <-> f,
   // (<ma|ef> +- <ma|fe>) / 2 with an SY or AS group (ef), for Z_maij.
   std::optional<Tensor> ovvv_plus, ovvv_minus;
-  // And <mn|ef> = oovv(abab) likewise, (<mn|ef> +- <mn|fe>) / 2 with SY or
+  // And <mn|ef> = oovv's spatial block likewise, (<mn|ef> +- <mn|fe>) / 2 with SY or
   // AS groups (mn) and (ef), for W_mnij.
   std::optional<Tensor> oovv_plus, oovv_minus;
-  // And L_mnef = 2 <mn|ef> - <mn|fe> from oovv(abab) and 2 <ma|ef> -
-  // <ma|fe> from ovvv(abab), for the closed-shell terms (closed_shell.hpp).
+  // And L_mnef = 2 <mn|ef> - <mn|fe> from oovv and 2 <ma|ef> -
+  // <ma|fe> from ovvv, for the closed-shell terms (closed_shell.hpp).
   std::optional<Tensor> oovv_l, ovvv_l;
 
   MoIntegrals(tensor::Context& ctx, const SpinDims& d, bool with_vvvv);

@@ -286,3 +286,36 @@ TEST(Spin, FlipWeightsCountEachFlippedPairOnce) {
     EXPECT_GT(zeros, 0) << s.spaces;
   }
 }
+
+TEST(Spin, SpatialBlocksNameTheClosedShellBlocks) {
+  Context ctx(world());
+  SpinDims r = dims();
+  r.occ[1] = r.occ[0];
+  r.vir[1] = r.vir[0];
+  r.restricted = true;
+  const Spec t1 = T1("ai"), t2 = T2("abij"), w = V("mbej", "ovvo");
+  SpinTensor X1(ctx, r, t1.spaces, t1.sym, "T1"), X2(ctx, r, t2.spaces, t2.sym, "T2"), W(ctx, r, w.spaces, w.sym, "W");
+  EXPECT_EQ(&spatial_block(X1), &X1.block("aa"));
+  EXPECT_EQ(&spatial_block(X2), &X2.block("abab"));
+  EXPECT_EQ(&spatial_block(W, Pairing::exchanged), &W.block("abba"));
+  EXPECT_EQ(&spatial_write_block(W), &W.block("abab"));
+  EXPECT_EQ(&spatial_write_block(W, Pairing::exchanged), &W.block("abba"));
+  EXPECT_THROW(spatial_block(X1, Pairing::exchanged), std::invalid_argument);
+  // The mirror half reaches the block as X + X(ba,ji) when it is next read.
+  X2.set_zero();
+  Tensor& half = spatial_mirror_half(X2);
+  half.fill_random(7);
+  const Tensor h = half;
+  const Tensor& b = spatial_block(X2);
+  const auto full = b.gather_all(), part = h.gather_all();
+  const int v = r.vir[0], o = r.occ[0];
+  auto at = [&](int a, int bb, int i, int j) { return ((a * v + bb) * o + i) * o + j; };
+  for (int a = 0; a < v; ++a)
+    for (int bb = 0; bb < v; ++bb)
+      for (int i = 0; i < o; ++i)
+        for (int j = 0; j < o; ++j)
+          EXPECT_NEAR(full[at(a, bb, i, j)], part[at(a, bb, i, j)] + part[at(bb, a, j, i)], 1e-14);
+  // An open-shell tensor has no spatial block.
+  SpinTensor U(ctx, dims(), t2.spaces, t2.sym, "U");
+  EXPECT_THROW(spatial_block(U), std::invalid_argument);
+}
