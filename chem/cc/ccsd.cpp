@@ -34,8 +34,7 @@ constexpr Sym N = Sym::NS, A = Sym::AS;
 double ccsd_energy(const MoIntegrals& mo, const Amplitudes& t) {
   if (mo.oovv_l) return closed_shell::energy(mo, t);
   SpinTensor e = SpinTensor::zeros_like(t.t1, "", {}, "E");
-  e[""] = mo.f_ov["ia"] * t.t1["ai"];
-  e[""] += 0.25 * mo.oovv["ijab"] * t.t2["abij"];
+  e[""] = 0.25 * mo.oovv["ijab"] * t.t2["abij"];
   SpinTensor x = SpinTensor::zeros_like(t.t1, "ov", {N, N}, "X_jb");
   x["jb"] = mo.oovv["ijab"] * t.t1["ai"];
   e[""] += 0.5 * x["jb"] * t.t1["bj"];
@@ -43,8 +42,7 @@ double ccsd_energy(const MoIntegrals& mo, const Amplitudes& t) {
 }
 
 void mp2_amplitudes(const MoIntegrals& mo, Amplitudes& t) {
-  t.set_zero();
-  t.t1["ai"] = mo.f_ov["ia"];
+  t.set_zero();  // t1 = f_ov / D = 0
   t.t2["abij"] = mo.oovv["ijab"];
   divide_by_denominators(t, mo);
 }
@@ -68,14 +66,12 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
                                          : std::nullopt;
 
   // F_ae, F_mi, F_me (Eqs. 3-5), without the diagonal Fock (in the denominators).
-  // Canonical orbitals: f_vv and f_oo are diagonal, and the diagonal is in D.
+  // Canonical orbitals: the Fock matrix is diagonal and its diagonal is in D,
+  // so the terms in f_ov and in off-diagonal f_oo and f_vv vanish and are left out.
   SpinTensor fae = SpinTensor::zeros_like(t1, "vv", {N, N}, "F_ae");
   SpinTensor fmi = SpinTensor::zeros_like(t1, "oo", {N, N}, "F_mi");
   SpinTensor fme = SpinTensor::zeros_like(t1, "ov", {N, N}, "F_me");
-  fae["ae"] = -0.5 * t1["am"] * mo.f_ov["me"];
-  fmi["mi"] = 0.5 * mo.f_ov["me"] * t1["ei"];
-  fmi["mi"] += t1["en"] * mo.ooov["mnie"];
-  fme["me"] = mo.f_ov["me"];
+  fmi["mi"] = t1["en"] * mo.ooov["mnie"];
   if (closed) {
     cs::add_f_terms(mo, t1, taut, fae, fmi, fme);
   } else {
@@ -104,8 +100,7 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
 
   // T1 equation (Eq. 12).
   SpinTensor& r1 = r.t1;
-  r1["ai"] = mo.f_ov["ia"];
-  r1["ai"] += t1["ei"] * fae["ae"];
+  r1["ai"] = t1["ei"] * fae["ae"];
   r1["ai"] -= t1["am"] * fmi["mi"];
   r1["ai"] -= t1["fn"] * mo.ovov["naif"];
   if (closed) {

@@ -47,8 +47,7 @@ Hbar hbar(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2) {
          z("vooo", {N, N, A, N}, "H_amij"),
          z("vvov", {A, N, N, N}, "H_abie")};
   // One-body parts.
-  h.ov["me"] = mo.f_ov["me"];
-  h.ov["me"] += mo.oovv["mnef"] * t1["fn"];
+  h.ov["me"] = mo.oovv["mnef"] * t1["fn"];  // canonical orbitals: f_ov = 0
   h.oo["ji"] = h.ov["je"] * t1["ei"];
   h.oo["ji"] += mo.ooov["jmie"] * t1["em"];
   h.oo["ji"] += 0.5 * mo.oovv["jnef"] * t2["efin"];

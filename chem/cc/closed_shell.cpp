@@ -158,9 +158,8 @@ double energy(const MoIntegrals& mo, const Amplitudes& t) {
   const Tensor& ta = spatial_block(t.t1);
   const Tensor& L = *mo.oovv_l;
   Tensor e(ta.ctx(), tensor::Shape({}, {}), "E");
-  tensor::contract(2.0, spatial_block(mo.f_ov), "ia", ta, "ai", 0.0, e, "");
-  tensor::contract(1.0, L, "ijab", spatial_block(t.t2), "abij", 1.0, e, "");
-  Tensor x(ta.ctx(), tensor::Shape(spatial_block(mo.f_ov).shape().lens, {N, N}), "X_jb");
+  tensor::contract(1.0, L, "ijab", spatial_block(t.t2), "abij", 0.0, e, "");
+  Tensor x(ta.ctx(), tensor::Shape({L.shape().lens[0], L.shape().lens[2]}, {N, N}), "X_jb");
   tensor::contract(1.0, L, "ijab", ta, "ai", 0.0, x, "jb");
   tensor::contract(1.0, x, "jb", ta, "bj", 1.0, e, "");
   return e.scalar();

@@ -53,7 +53,7 @@ void add_f_terms(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& 
 // r_i^a += u_im^ae F_me + u_im^fe <ma|ef> - u_mn^ae <mn|ie>.
 void add_t1_terms(const MoIntegrals& mo, const Tensor& u, const SpinTensor& fme, SpinTensor& r1);
 
-// E = 2 f_ia t_i^a + L_ijab (t_ij^ab + t_i^a t_j^b).
+// E = L_ijab (t_ij^ab + t_i^a t_j^b) (canonical orbitals: f_ia = 0).
 double energy(const MoIntegrals& mo, const Amplitudes& t);
 
 }  // namespace cyclocc::cc::closed_shell
