@@ -252,6 +252,13 @@ std::vector<std::vector<int>> Layout::rank_parts() const {
   return parts;
 }
 
+std::vector<int> Layout::comp_of_position() const {
+  std::vector<int> owner(shape_.order(), -1);
+  for (std::size_t c = 0; c < comps_.size(); ++c)
+    for (int p = comps_[c].first; p < comps_[c].last; ++p) owner[p] = static_cast<int>(c);
+  return owner;
+}
+
 std::vector<int> Layout::replica_offsets() const {
   std::vector<int> off{0};
   for (int d : replicated_dims()) {

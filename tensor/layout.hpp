@@ -124,6 +124,8 @@ class Layout {
   // replica, ascending.
   std::vector<std::vector<int>> rank_parts() const;
   std::vector<int> replica_offsets() const;
+  // The component index of every position.
+  std::vector<int> comp_of_position() const;
 
  private:
   Shape shape_;

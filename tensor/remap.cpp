@@ -36,14 +36,6 @@ std::int64_t traffic_of(const std::vector<std::int64_t>& words, int nranks, int 
 
 namespace {
 
-// Component index of every position of a layout.
-std::vector<int> comp_of_position(const Layout& L) {
-  std::vector<int> owner(L.shape().order(), -1);
-  for (std::size_t c = 0; c < L.comps().size(); ++c)
-    for (int p = L.comps()[c].first; p < L.comps()[c].last; ++p) owner[p] = static_cast<int>(c);
-  return owner;
-}
-
 std::vector<std::vector<int>> rank_parts(const Layout& L) { return L.rank_parts(); }
 std::vector<int> replica_offsets(const Layout& L) { return L.replica_offsets(); }
 
@@ -63,7 +55,7 @@ struct Feed {
 };
 
 std::vector<Feed> id_feeds(const Layout& X, const Layout& Y, const std::vector<int>& perm, bool local_only) {
-  const auto xcomp = comp_of_position(X);
+  const auto xcomp = X.comp_of_position();
   std::map<std::pair<int, int>, Feed> feeds;
   for (std::size_t r = 0; r < Y.comps().size(); ++r) {
     const Component& yc = Y.comps()[r];
@@ -102,7 +94,7 @@ struct SumFeed {
 };
 
 std::vector<SumFeed> sum_feeds(const Layout& X, const Layout& Y, const std::vector<int>& perm) {
-  const auto xcomp = comp_of_position(X);
+  const auto xcomp = X.comp_of_position();
   std::map<std::pair<int, int>, SumFeed> feeds;
   for (std::size_t r = 0; r < Y.comps().size(); ++r) {
     const Component& yc = Y.comps()[r];
@@ -122,7 +114,9 @@ std::vector<SumFeed> sum_feeds(const Layout& X, const Layout& Y, const std::vect
   return out;
 }
 
-void check_perm(const Layout& X, const Layout& Y, const std::vector<int>& perm) {
+}  // namespace
+
+void check_remap_perm(const Layout& X, const Layout& Y, const std::vector<int>& perm) {
   const int n = X.shape().order();
   if (Y.shape().order() != n || static_cast<int>(perm.size()) != n) throw std::invalid_argument("remap: order differs");
   for (int j = 0; j < n; ++j) {
@@ -134,6 +128,8 @@ void check_perm(const Layout& X, const Layout& Y, const std::vector<int>& perm) 
       throw std::invalid_argument("remap: permutation must move whole symmetric groups");
   }
 }
+
+namespace {
 
 // Walks the local elements of layout L in storage order: calls
 // f(u, i) with the per-component local tuple indices u and the local offset i.
@@ -658,7 +654,7 @@ const RemapProgram* cached_program(Context& ctx, const Layout& X, const Layout& 
 void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double alpha, bool partial) {
   const Layout& X = Xt.layout();
   const Layout& Y = Yt.layout();
-  check_perm(X, Y, perm);
+  check_remap_perm(X, Y, perm);
   const par::Comm& comm = Yt.ctx().comm();
   const int P = comm.size();
   const int me = comm.rank();
@@ -703,106 +699,6 @@ void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double al
   std::vector<std::int64_t> next(P, 0);
   for (int s = 1; s < P; ++s) next[s] = next[s - 1] + recv_counts[s - 1];
   receiver_walk(X, Y, perm, partial, me, [&](int s, std::int64_t i) { ydata[i] += alpha * recv[next[s]++]; });
-}
-
-// ---- exact traffic prediction -----------------------------------------------
-
-namespace {
-
-struct Hist {
-  std::vector<int> xcomps, ycomps;          // members of the super-component
-  std::map<std::vector<int>, std::int64_t> counts;  // residues (x then y) -> tuples
-};
-
-// Union-find of X and Y components linked by shared positions.
-std::vector<Hist> super_components(const Layout& X, const Layout& Y, const std::vector<int>& perm) {
-  const int KX = static_cast<int>(X.comps().size()), KY = static_cast<int>(Y.comps().size());
-  std::vector<int> parent(KX + KY);
-  std::iota(parent.begin(), parent.end(), 0);
-  auto find = [&](int a) {
-    while (parent[a] != a) a = parent[a] = parent[parent[a]];
-    return a;
-  };
-  const auto xcomp = comp_of_position(X);
-  const auto ycomp = comp_of_position(Y);
-  for (int j = 0; j < Y.shape().order(); ++j) parent[find(KX + ycomp[j])] = find(xcomp[perm[j]]);
-  std::map<int, Hist> sets;
-  for (int c = 0; c < KX; ++c) sets[find(c)].xcomps.push_back(c);
-  for (int r = 0; r < KY; ++r) sets[find(KX + r)].ycomps.push_back(r);
-  std::vector<Hist> out;
-  for (auto& kv : sets) out.push_back(std::move(kv.second));
-  return out;
-}
-
-void fill_hist(const Layout& X, const Layout& Y, const std::vector<int>& perm, Hist& h) {
-  const auto ycomp = comp_of_position(Y);
-  const std::vector<int> inv = inverse_perm(perm);
-  const int nx = static_cast<int>(h.xcomps.size()), ny = static_cast<int>(h.ycomps.size());
-  std::vector<int> yslot(Y.comps().size(), -1);
-  for (int k = 0; k < ny; ++k) yslot[h.ycomps[k]] = k;
-  for (int k = 0; k < nx; ++k)
-    if (X.comps()[h.xcomps[k]].table->count == 0) return;  // an edge of length 0: no tuples
-  // Odometer over all tuples of the member X components.
-  std::vector<std::int64_t> u(nx, 0);
-  std::vector<int> key(nx + ny);
-  while (true) {
-    std::fill(key.begin(), key.end(), 0);
-    for (int k = 0; k < nx; ++k) {
-      const Component& xc = X.comps()[h.xcomps[k]];
-      const int* x = xc.table->tuple(u[k]);
-      key[k] = xc.table->residue[u[k]];
-      for (int p = xc.first; p < xc.last; ++p) key[nx + yslot[ycomp[inv[p]]]] += x[p - xc.first];
-    }
-    for (int k = 0; k < ny; ++k) key[nx + k] %= Y.comps()[h.ycomps[k]].phase;
-    h.counts[key] += 1;
-    int k = nx - 1;
-    for (; k >= 0; --k) {
-      if (++u[k] < X.comps()[h.xcomps[k]].table->count) break;
-      u[k] = 0;
-    }
-    if (k < 0) break;
-  }
-}
-
-}  // namespace
-
-std::vector<std::int64_t> remap_traffic(const Layout& X, const Layout& Y, const std::vector<int>& perm, bool partial) {
-  check_perm(X, Y, perm);
-  const int P = X.nranks();
-  std::vector<std::int64_t> words(static_cast<std::size_t>(P) * P, 0);
-  auto sets = super_components(X, Y, perm);
-  for (Hist& h : sets) fill_hist(X, Y, perm, h);
-  const auto xparts = rank_parts(X), yparts = rank_parts(Y);
-  const auto xrep = replica_offsets(X), yrep = replica_offsets(Y);
-  // Combine the histograms: every combination of residues with its count.
-  std::vector<int> xres(X.comps().size(), 0), yres(Y.comps().size(), 0);
-  std::function<void(std::size_t, std::int64_t)> combine = [&](std::size_t s, std::int64_t count) {
-    if (s == sets.size()) {
-      int xb = 0, yb = 0;
-      for (std::size_t c = 0; c < xres.size(); ++c) xb += xparts[c][xres[c]];
-      for (std::size_t r = 0; r < yres.size(); ++r) yb += yparts[r][yres[r]];
-      for (int oy : yrep) {
-        const int d = yb + oy;
-        if (partial) {
-          for (int ox : xrep)
-            if (xb + ox != d) words[static_cast<std::size_t>(xb + ox) * P + d] += count;
-          continue;
-        }
-        bool holds = false;
-        for (int ox : xrep) holds |= (xb + ox == d);
-        if (!holds) words[static_cast<std::size_t>(xb + xrep[d % xrep.size()]) * P + d] += count;
-      }
-      return;
-    }
-    const Hist& h = sets[s];
-    for (const auto& [key, n] : h.counts) {
-      for (std::size_t k = 0; k < h.xcomps.size(); ++k) xres[h.xcomps[k]] = key[k];
-      for (std::size_t k = 0; k < h.ycomps.size(); ++k) yres[h.ycomps[k]] = key[h.xcomps.size() + k];
-      combine(s + 1, count * n);
-    }
-  };
-  combine(0, 1);
-  return words;
 }
 
 std::shared_ptr<const OffsetParts> local_offset_parts(Context& ctx, const Layout& X, const Layout& Y,

@@ -43,6 +43,10 @@ using OffsetParts = std::vector<std::vector<std::int64_t>>;
 std::shared_ptr<const OffsetParts> local_offset_parts(Context& ctx, const Layout& X, const Layout& Y,
                                                       const std::vector<int>& perm);
 
+// Throws unless Y's positions are a permutation of whole groups of X with the
+// same edge lengths (remap's precondition).
+void check_remap_perm(const Layout& X, const Layout& Y, const std::vector<int>& perm);
+
 // Sent plus received words of `rank` from a traffic matrix.
 std::int64_t traffic_of(const std::vector<std::int64_t>& words, int nranks, int rank);
 

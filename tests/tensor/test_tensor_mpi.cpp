@@ -367,6 +367,17 @@ TEST(Contraction, ManyRowsFewColumns) {
                      {"abij", mk({42, 42, 3, 3}, "ANAN")});
 }
 
+// Column counts around the kernels' width of 4 (3 mod 4 get a zero column
+// more), with B either way round, and rows enough for slabs of the dgemm.
+TEST(Contraction, ColumnCountsAroundTheKernelWidth) {
+  for (int n : {3, 4, 7, 15, 63, 67}) {
+    check_all_variants(0.7, {"ik", mk({800, 9}, "NN")}, {"kj", mk({9, n}, "NN")}, 1.0, {"ij", mk({800, n}, "NN")});
+    check_all_variants(1.0, {"ki", mk({9, 13}, "NN")}, {"jk", mk({n, 9}, "NN")}, 0.0, {"ij", mk({13, n}, "NN")});
+    check_all_variants(1.0, {"hik", mk({2, 5, 6}, "NNN")}, {"hkj", mk({2, 6, n}, "NNN")}, 1.0,
+                       {"hij", mk({2, 5, n}, "NNN")});
+  }
+}
+
 TEST(Contraction, ScalarsBatchesAndSymmetric) {
   check_all_variants(0.25, {"ijab", mk({4, 4, 6, 6}, "ANAN")}, {"abij", mk({6, 6, 4, 4}, "ANAN")}, 1.0,
                      {"", mk({}, "")});
