@@ -4,7 +4,7 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <unordered_map>
 #include <memory>
 #include <string>
 
@@ -41,9 +41,9 @@ class Context {
   Mapping default_mapping(const Shape& shape) const;
 
   // Contraction plans, keyed by the contraction's signature.
-  std::map<std::string, std::shared_ptr<const ContractionPlan>>& plans() { return plans_; }
+  std::unordered_map<std::string, std::shared_ptr<const ContractionPlan>>& plans() { return plans_; }
   // Cached derived data of layers built on tensors (e.g. spin expansions).
-  std::map<std::string, std::shared_ptr<const void>>& extensions() { return extensions_; }
+  std::unordered_map<std::string, std::shared_ptr<const void>>& extensions() { return extensions_; }
 
   // Redistributions that repeat (every CC iteration) keep their worked-out
   // index lists (remap.cpp) while all kept lists fit in this many bytes per
@@ -59,10 +59,10 @@ class Context {
   const par::Comm& comm_;
   int rank_ = 0;
   int nranks_ = 1;
-  std::map<std::string, std::shared_ptr<const ComponentTable>> tables_;
-  std::map<std::string, std::shared_ptr<const Layout>> layouts_;
-  std::map<std::string, std::shared_ptr<const ContractionPlan>> plans_;
-  std::map<std::string, std::shared_ptr<const void>> extensions_;
+  std::unordered_map<std::string, std::shared_ptr<const ComponentTable>> tables_;
+  std::unordered_map<std::string, std::shared_ptr<const Layout>> layouts_;
+  std::unordered_map<std::string, std::shared_ptr<const ContractionPlan>> plans_;
+  std::unordered_map<std::string, std::shared_ptr<const void>> extensions_;
   std::int64_t program_budget_ = std::int64_t{256} << 20;
   std::int64_t program_bytes_ = 0;
 };

@@ -645,7 +645,7 @@ const RemapProgram* cached_program(Context& ctx, const Layout& X, const Layout& 
   if (!ctx.reserve_program_bytes(bound)) return nullptr;
   auto p = std::make_shared<RemapProgram>(remap_program(X, Y, perm, partial, ctx.rank()));
   ctx.reserve_program_bytes(p->bytes() - bound);
-  it->second = p;
+  cache[k] = p;  // not `it`: an unordered map may have rehashed meanwhile
   return p.get();
 }
 
