@@ -153,8 +153,9 @@ void local_gemm(const ContractionPlan& p, const Tensor& Ac, const Tensor& Bc, Te
   // OpenBLAS's kernels here (Haswell) take C's columns 4 or 8 at a time, and
   // three left over cost about as much as five more: M = 1484, K = 2915 takes
   // 6.4 ms with N = 15 and 4.7 ms with N = 16. So a few columns (N = 3 mod 4)
-  // get one zero column more, through copies of B and of C's slab.
-  const bool pad = N % 4 == 3 && N < 64;
+  // get one zero column more, through copies of B and of C's slab. The copies
+  // move about 3 M N words against the product's 2 M N K flops: only for long K.
+  const bool pad = N % 4 == 3 && N < 64 && K >= 512;
   const std::int64_t Np = pad ? N + 1 : N;
   std::vector<double> bpad, cpad;
   for (std::int64_t x = 0; x < H; ++x) {

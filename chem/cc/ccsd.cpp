@@ -62,8 +62,9 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   tau["abij"] = t2["abij"];
   tau["abij"] += 0.5 * t1["ai"] * t1["bj"];
   // Closed shell: u = 2 t2 - t2 (exchanged), for the ring and T1 terms.
-  const std::optional<Tensor> u = closed ? std::optional(cs::exchange_combination(tensor::spatial_block(t2), "abij", "baij", "2t2-t2"))
-                                         : std::nullopt;
+  const std::optional<Tensor> u =
+      closed ? std::optional(cs::exchange_combination(tensor::spatial_block(t2), "abij", "baij", "2t2-t2"))
+             : std::nullopt;
 
   // F_ae, F_mi, F_me (Eqs. 3-5), without the diagonal Fock (in the denominators).
   // Canonical orbitals: the Fock matrix is diagonal and its diagonal is in D,
@@ -132,7 +133,8 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   r2["abij"] -= t2["abim"] * fmj["mj"];
   SpinTensor z = SpinTensor::zeros_like(t1, "ovoo", {N, N, A, N}, "Z_maij");
   if (closed)
-    cs::add_split_product({&*mo.ovvv_plus, &*mo.ovvv_minus}, "maef", tau_pm, {"Z+", "Z-"}, tensor::spatial_write_block(z));
+    cs::add_split_product({&*mo.ovvv_plus, &*mo.ovvv_minus}, "maef", tau_pm, {"Z+", "Z-"},
+                          tensor::spatial_write_block(z));
   else
     z["maij"] = 0.5 * mo.ovvv["maef"] * tau["efij"];
   r2["abij"] += t1["bm"] * z["maij"];
