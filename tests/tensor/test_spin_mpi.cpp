@@ -30,6 +30,15 @@ SpinDims dims() {
   return d;
 }
 
+// Equal alpha and beta spaces; restricted (closed shell) or not.
+SpinDims closed_dims(bool restricted) {
+  SpinDims d = dims();
+  d.occ[1] = d.occ[0];
+  d.vir[1] = d.vir[0];
+  d.restricted = restricted;
+  return d;
+}
+
 double so_error(const SpinTensor& t, const dense::Array& ref) {
   const auto got = dense::to_spin_orbital(t);
   return dense::packed_error(dense::so_shape(t), ref, got);
@@ -153,11 +162,7 @@ struct Term {
 void check_restricted(const std::vector<Term>& terms, const Spec& c) {
   const Spec a = terms.front().a, b = terms.front().b;
   Context ctx(world());
-  SpinDims r = dims();
-  r.occ[1] = r.occ[0];
-  r.vir[1] = r.vir[0];
-  SpinDims g = r;
-  r.restricted = true;
+  const SpinDims r = closed_dims(true), g = closed_dims(false);
   SpinTensor Xr(ctx, r, a.spaces, a.sym, "X", a.along), Yr(ctx, r, b.spaces, b.sym, "Y", b.along),
       Zr(ctx, r, c.spaces, c.sym, "Z", c.along);
   std::uint64_t seed = 7;
@@ -264,10 +269,7 @@ TEST(Spin, RanksAlongOneIndex) {
 
 TEST(Spin, FlipWeightsCountEachFlippedPairOnce) {
   Context ctx(world());
-  SpinDims r = dims();
-  r.occ[1] = r.occ[0];
-  r.vir[1] = r.vir[0];
-  r.restricted = true;
+  const SpinDims r = closed_dims(true);
   for (const Spec& s : {T2("abij"), V("mbej", "ovvo"), T1("ai")}) {
     SpinTensor X(ctx, r, s.spaces, s.sym, "X");
     std::uint64_t seed = 3;
@@ -289,10 +291,7 @@ TEST(Spin, FlipWeightsCountEachFlippedPairOnce) {
 
 TEST(Spin, SpatialBlocksNameTheClosedShellBlocks) {
   Context ctx(world());
-  SpinDims r = dims();
-  r.occ[1] = r.occ[0];
-  r.vir[1] = r.vir[0];
-  r.restricted = true;
+  const SpinDims r = closed_dims(true);
   const Spec t1 = T1("ai"), t2 = T2("abij"), w = V("mbej", "ovvo");
   SpinTensor X1(ctx, r, t1.spaces, t1.sym, "T1"), X2(ctx, r, t2.spaces, t2.sym, "T2"), W(ctx, r, w.spaces, w.sym, "W");
   EXPECT_EQ(&spatial_block(X1), &X1.block("aa"));
