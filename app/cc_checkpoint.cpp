@@ -199,10 +199,13 @@ void CcCheckpoint::restore(const std::string& method, cc::Amplitudes& t) const {
 double CcCheckpoint::save(const std::string& method, const cc::Amplitudes& t, const CcProgress& progress) {
   const Stopwatch clock;
   {
-    chem::CheckpointWriter w(ctx_.comm, path());
-    w.write_identity(chem::checkpoint_identity(in_, basis_));
-    w.write_scf(scf_);
-    {
+    // From the second save on, the file this run committed last holds all
+    // but this method's group as it should be: start from a copy of it.
+    using Start = chem::CheckpointWriter::Start;
+    chem::CheckpointWriter w(ctx_.comm, path(), saved_ ? Start::copy : Start::empty);
+    if (!saved_) {
+      w.write_identity(chem::checkpoint_identity(in_, basis_));
+      w.write_scf(scf_);
       // The other methods' groups, copied from the checkpoint in place.
       std::optional<chem::CheckpointReader> current;
       for (const auto& [m, p] : stored_) {
@@ -218,6 +221,7 @@ double CcCheckpoint::save(const std::string& method, const cc::Amplitudes& t, co
     write_amplitudes(w, "/" + method, t);
     w.commit();
   }
+  saved_ = true;
   stored_[method] = progress;
   const double seconds = clock.seconds();
   write_seconds_ += seconds;

@@ -78,7 +78,9 @@ class CcCheckpoint {
   void restore(const std::string& method, cc::Amplitudes& t) const;
 
   // Writes the whole checkpoint with `method`'s amplitudes t and progress,
-  // keeping the stored groups of the other methods. Returns the seconds taken.
+  // keeping the stored groups of the other methods. From the second call on
+  // it starts from a copy of the file it committed last and overwrites only
+  // this method's group. Returns the seconds taken.
   double save(const std::string& method, const cc::Amplitudes& t, const CcProgress& progress);
 
   const std::string& path() const { return ctx_.checkpoint_path; }
@@ -90,6 +92,7 @@ class CcCheckpoint {
   const chem::ScfResult& scf_;
   AmplitudeSpace space_;
   std::map<std::string, CcProgress> stored_;  // groups in the file usable by this run
+  bool saved_ = false;                        // this run has committed the file (save() starts from a copy)
   double write_seconds_ = 0;                  // all saves, for extras.timings.cc_checkpoint
 };
 

@@ -507,11 +507,19 @@ ScfResult CheckpointReader::read_scf() const {
 
 // ---- writer -------------------------------------------------------------------
 
-CheckpointWriter::CheckpointWriter(const par::Comm& comm, std::string path)
+CheckpointWriter::CheckpointWriter(const par::Comm& comm, std::string path, Start start)
     : comm_(comm), path_(std::move(path)), tmp_path_(checkpoint_temp_path(path_)) {
   silence_hdf5();
   Handle fapl(file_access(comm_, true), H5Pclose);
-  file_ = H5Fcreate(tmp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
+  if (start == Start::copy) {
+    std::error_code ec;
+    if (comm_.root())
+      std::filesystem::copy_file(path_, tmp_path_, std::filesystem::copy_options::overwrite_existing, ec);
+    if (comm_.any(bool(ec))) fail(path_, "cannot copy it to " + tmp_path_ + ": " + ec.message());
+    file_ = H5Fopen(tmp_path_.c_str(), H5F_ACC_RDWR, fapl.get());
+  } else {
+    file_ = H5Fcreate(tmp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
+  }
   if (comm_.any(file_ < 0)) {
     if (file_ >= 0) H5Fclose(file_);
     file_ = -1;
@@ -545,15 +553,26 @@ void CheckpointWriter::create_group(const std::string& name) {
 
 namespace {
 
+// Writes a scalar attribute of obj: in place when it exists with this type.
+bool put_attribute(hid_t obj, const std::string& name, hid_t mem_type, hid_t store_type, const void* value) {
+  if (H5Aexists(obj, name.c_str()) > 0) {
+    {
+      Handle attr(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose);
+      Handle type(attr.ok() ? H5Aget_type(attr.get()) : -1, H5Tclose);
+      if (type.ok() && H5Tequal(type.get(), store_type) > 0) return H5Awrite(attr.get(), mem_type, value) >= 0;
+    }
+    H5Adelete(obj, name.c_str());
+  }
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  Handle attr(H5Acreate2(obj, name.c_str(), store_type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  return attr.ok() && H5Awrite(attr.get(), mem_type, value) >= 0;
+}
+
 void write_attribute(hid_t file, const std::string& object, const std::string& name, hid_t mem_type,
                      hid_t store_type, const void* value, bool& ok) {
   Handle obj(H5Oopen(file, object.c_str(), H5P_DEFAULT), H5Oclose);
   if (!obj.ok()) { ok = false; return; }
-  if (H5Aexists(obj.get(), name.c_str()) > 0) H5Adelete(obj.get(), name.c_str());
-  Handle space(H5Screate(H5S_SCALAR), H5Sclose);
-  Handle attr(H5Acreate2(obj.get(), name.c_str(), store_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-              H5Aclose);
-  ok = attr.ok() && H5Awrite(attr.get(), mem_type, value) >= 0;
+  ok = put_attribute(obj.get(), name, mem_type, store_type, value);
 }
 
 }  // namespace
@@ -584,17 +603,35 @@ void CheckpointWriter::set_string(const std::string& object, const std::string& 
 
 namespace {
 
-// Creates `name` with `dims` and writes each rank's piece [offset, offset +
-// count) of its row-major 1-D view collectively, then the checksum attribute.
+// The dataset `name` of this type and these dims: the existing one (in a
+// copied file, overwritten in place), else created anew.
+hid_t dataset_for(hid_t file, const std::string& name, hid_t type, hid_t space, const std::vector<hsize_t>& dims) {
+  if (H5Lexists(file, name.c_str(), H5P_DEFAULT) > 0) {
+    {
+      Handle ds(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
+      Handle t(ds.ok() ? H5Dget_type(ds.get()) : -1, H5Tclose);
+      Handle sp(ds.ok() ? H5Dget_space(ds.get()) : -1, H5Sclose);
+      std::vector<hsize_t> have(dims.size() + 1, 0);
+      const bool same = t.ok() && sp.ok() && H5Tequal(t.get(), type) > 0 &&
+                        H5Sget_simple_extent_ndims(sp.get()) == static_cast<int>(dims.size()) &&
+                        H5Sget_simple_extent_dims(sp.get(), have.data(), nullptr) >= 0 &&
+                        std::equal(dims.begin(), dims.end(), have.begin());
+      if (same) return H5Dopen2(file, name.c_str(), H5P_DEFAULT);
+    }
+    H5Ldelete(file, name.c_str(), H5P_DEFAULT);
+  }
+  Handle lcpl(link_creation(), H5Pclose);
+  return H5Dcreate2(file, name.c_str(), type, space, lcpl.get(), H5P_DEFAULT, H5P_DEFAULT);
+}
+
+// Writes `name` with `dims`, each rank its piece [offset, offset + count) of
+// the row-major 1-D view, collectively, then the checksum attribute.
 template <class T>
 bool write_pieces(hid_t file, const std::string& name, const std::vector<std::int64_t>& dims,
                   std::int64_t offset, const T* values, std::int64_t count, std::uint64_t checksum) {
   std::vector<hsize_t> hdims(dims.begin(), dims.end());
   Handle space(H5Screate_simple(static_cast<int>(hdims.size()), hdims.data(), nullptr), H5Sclose);
-  Handle lcpl(link_creation(), H5Pclose);
-  if (H5Lexists(file, name.c_str(), H5P_DEFAULT) > 0) H5Ldelete(file, name.c_str(), H5P_DEFAULT);
-  Handle ds(H5Dcreate2(file, name.c_str(), file_type<T>(), space.get(), lcpl.get(), H5P_DEFAULT,
-                       H5P_DEFAULT), H5Dclose);
+  Handle ds(dataset_for(file, name, file_type<T>(), space.get(), hdims), H5Dclose);
   if (!ds.ok()) return false;
   // A 1-D dataset takes each rank's piece; an n-D one is written whole by
   // one rank (replicated arrays), the others selecting nothing.
@@ -614,10 +651,7 @@ bool write_pieces(hid_t file, const std::string& name, const std::vector<std::in
             ((dims.size() == 1 || count == 0 || count == total) &&
              H5Dwrite(ds.get(), native_type<T>(), mem.get(), space.get(), dxpl.get(),
                       count > 0 ? values : &dummy) >= 0);
-  Handle aspace(H5Screate(H5S_SCALAR), H5Sclose);
-  Handle attr(H5Acreate2(ds.get(), "checksum", H5T_STD_U64LE, aspace.get(), H5P_DEFAULT, H5P_DEFAULT),
-              H5Aclose);
-  return ok && attr.ok() && H5Awrite(attr.get(), H5T_NATIVE_UINT64, &checksum) >= 0;
+  return ok && put_attribute(ds.get(), "checksum", H5T_NATIVE_UINT64, H5T_STD_U64LE, &checksum);
 }
 
 }  // namespace

@@ -5,7 +5,10 @@
 // PATH.tmp in the same folder, and only commit() replaces PATH: all ranks
 // close the file, rank 0 fsyncs it and renames it over the old one, then the
 // ranks meet. A kill at any moment leaves the previous checkpoint intact; a
-// stale PATH.tmp from a killed run is simply overwritten.
+// stale PATH.tmp from a killed run is simply overwritten. PATH.tmp starts
+// empty, or as a copy of PATH when the caller wrote PATH itself and changes
+// only some of it (the CC iterations): the writer then overwrites datasets of
+// the same shape and attributes of the same type in place.
 //
 // Every dataset carries a "checksum" attribute (HDF5 does not checksum raw
 // data) that readers verify; metadata is covered by HDF5's own checksums
@@ -130,8 +133,10 @@ class CheckpointReader {
 // Writes a new checkpoint to PATH.tmp; commit() puts it in place.
 class CheckpointWriter {
  public:
+  // How PATH.tmp starts: empty, or as a copy of PATH (which must exist).
+  enum class Start { empty, copy };
   // Creates PATH.tmp (overwriting a stale one) and writes the format header.
-  CheckpointWriter(const par::Comm& comm, std::string path);
+  CheckpointWriter(const par::Comm& comm, std::string path, Start start = Start::empty);
   // Without commit(): closes and removes PATH.tmp; PATH is untouched.
   // (Collective: destroy it on all ranks alike.)
   ~CheckpointWriter();

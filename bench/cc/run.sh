@@ -34,6 +34,8 @@ export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechan
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2fx", a / b }'; }
+# The median of the numbers on stdin (separated by spaces or lines).
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 absdiff() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-") print "-"; else { d = a - b; printf "%.1e", d < 0 ? -d : d } }'; }
 
 # Run "$@" on $1 MPI ranks in the current folder; rank r's peak RSS (kB) goes to rss.r.
@@ -153,49 +155,45 @@ run_nwchem() {
   # Iterations of a few tenths of a second or less, too short for the 0.1 s Wall
   # column: timed by difference (below).
   if awk -v m="$med" 'BEGIN { exit !(m + 0 < 0.35) }'; then
-    read -r med mean < <(nwchem_by_difference "$1" "$2" "$d/out.txt")
+    read -r med mean < <(nwchem_by_difference "$1" "$2")
   fi
   row "$1" nwchem "$peer_np" "$med" "$mean" "$it" "$wall" - "$tr" - - - - "$(peak_mb "$d")" "$e"
   nw="$med $wall $tr $e"
 }
 
-# NWChem output -> "seconds iterations": the task's wall time less every stage that prints
-# its own wall time (SCF "Time for solution", the "Cpu & wall time" lines of the transform
-# and of (T)); what is left is the CC iterations plus unprinted set-up.
-nwchem_iteration_phase() {
+# NWChem output -> the number of CC iterations in its last iteration table.
+nwchem_iterations() {
   python3 - "$1" <<'EOF2'
 import re, sys
-task, stages, iters, intable = None, 0.0, 0, False
+iters, intable = 0, False
 for line in open(sys.argv[1], errors="replace"):
-    m = re.search(r"Task\s+times\s+cpu:\s*\S+s\s+wall:\s*(\S+)s", line)
-    if m: task = float(m.group(1))
-    m = re.search(r"Time for solution\s*=\s*(\S+)s", line) or re.search(r"Cpu & wall time / sec\s+\S+\s+(\S+)", line)
-    if m: stages += float(m.group(1))
     if re.match(r"\s*Iter\s+Residuum\s+Correlation\s+Cpu\s+Wall", line): iters, intable = 0, True; continue
     if intable and re.match(r"\s*\d+\s+\S+\s+-?\d+\.\d+\s+\d+\.\d+\s+\d+\.\d+\s*$", line): iters += 1
     elif intable and iters and line.strip().startswith("---"): intable = False
-print("- -" if task is None else "%.2f %d" % (task - stages, iters))
+print(iters)
 EOF2
 }
 
-# Per-iteration seconds of NWChem's TCE by difference: $1 case, $2 stem, $3 the first run's
-# output. Runs the input once more as given and twice with the TCE threshold at 1e-3 (the
-# same set-up, fewer iterations); takes the shortest iteration phase (above) of each kind:
-#   (phase_full - phase_loose) / (iterations_full - iterations_loose).
+# Per-iteration seconds of NWChem's TCE by difference: $1 case, $2 stem. Runs the input
+# three times as given and three times with the TCE threshold at 1e-3 (the same set-up,
+# fewer iterations), alternating, each timed by this script (1 ms resolution, where
+# NWChem's own clocks print 0.1 s); then, with the median wall time of each kind,
+#   (wall_full - wall_loose) / (iterations_full - iterations_loose).
 # Prints "per-iteration diff", or "- -".
 nwchem_by_difference() {
-  local d=$work/$1/nwchem-diff k p n full fn loose="" ln=0 sed_loose='s/^ thresh 1e-9$/ thresh 1e-3/'
-  read -r full fn < <(nwchem_iteration_phase "$3")
-  [ "$full" != - ] || { echo "- -"; return; }
-  for k in full loose loose; do
+  local d=$work/$1/nwchem-diff k t0 w n walls_full="" walls_loose="" fn=0 ln=0 sed_loose='s/^ thresh 1e-9$/ thresh 1e-3/'
+  for k in full loose full loose full loose; do
     rm -rf "$d"; mkdir -p "$d/scr"
     if [ $k = full ]; then sed "$sub_nw" "$here/peers/$2.nw"; else sed -e "$sub_nw" -e "$sed_loose" "$here/peers/$2.nw"; fi > "$d/$2.nw"
+    t0=$(now)
     (cd "$d" && mpi_rss "$peer_np" nwchem "$2.nw") > "$d/out.txt" 2>&1 || { echo "- -"; return; }
-    read -r p n < <(nwchem_iteration_phase "$d/out.txt")
-    [ "$p" != - ] || { echo "- -"; return; }
-    if [ $k = full ]; then full=$(awk -v a="$full" -v b="$p" 'BEGIN { print (b < a ? b : a) }')
-    else loose=$(awk -v a="${loose:-1e9}" -v b="$p" 'BEGIN { print (b < a ? b : a) }'); ln=$n; fi
+    w=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }')
+    n=$(nwchem_iterations "$d/out.txt")
+    if [ $k = full ]; then walls_full="$walls_full $w"; fn=$n; else walls_loose="$walls_loose $w"; ln=$n; fi
   done
+  local full loose
+  full=$(echo "$walls_full" | median)
+  loose=$(echo "$walls_loose" | median)
   awk -v f="$full" -v l="$loose" -v n="$fn" -v m="$ln" \
     'BEGIN { if (n > m && f > l) printf "%.3f diff\n", (f - l) / (n - m); else print "- -" }'
 }

@@ -140,6 +140,47 @@ TEST_F(CheckpointTest, DistributedArrayReadsBackAtAnotherDistribution) {
   EXPECT_FALSE(r.exists("/ccsdt/t3_aaa"));
 }
 
+// A writer that starts from a copy of the committed file overwrites what it
+// writes again and keeps the rest; the original is untouched until commit,
+// and rewriting the same shapes does not grow the file.
+TEST_F(CheckpointTest, StartingFromACopyOverwritesAndKeepsTheRest) {
+  const std::string path = file("copy.h5");
+  const std::int64_t total = 1001;
+  const auto a = ramp(total, 0.37), b = ramp(total, -1.5);
+  const auto [off, cnt] = piece(total, comm().rank(), comm().size(), false);
+  {
+    chem::CheckpointWriter w(comm(), path);
+    w.create_group("/ccsd");
+    w.write_distributed("/ccsd/t2_abab", total, off, a.data() + off, cnt);
+    w.write_array("/kept", {4.0, 5.0});
+    w.write_array("/resized", {1.0, 2.0, 3.0});
+    w.set_int("/ccsd", "iteration", 7);
+    w.set_string("/ccsd", "state", "running");
+    w.commit();
+  }
+  const std::string first = comm().root() ? read_bytes(path) : "";
+  std::uintmax_t size = 0;
+  for (int round = 0; round < 3; ++round) {
+    chem::CheckpointWriter w(comm(), path, chem::CheckpointWriter::Start::copy);
+    w.write_distributed("/ccsd/t2_abab", total, off, b.data() + off, cnt);
+    w.write_array("/resized", {6.0});
+    w.set_int("/ccsd", "iteration", 8 + round);
+    w.set_string("/ccsd", "state", "converged");
+    comm().barrier();
+    if (round == 0 && comm().root()) EXPECT_EQ(read_bytes(path), first);  // untouched until commit
+    w.commit();
+    comm().barrier();
+    if (comm().root() && round == 1) size = fs::file_size(path);
+    if (comm().root() && round == 2) EXPECT_EQ(fs::file_size(path), size);
+  }
+  chem::CheckpointReader r(comm(), path);  // read_array verifies the checksums
+  EXPECT_EQ(r.read_array("/ccsd/t2_abab"), b);
+  EXPECT_EQ(r.read_array("/kept"), (std::vector<double>{4.0, 5.0}));
+  EXPECT_EQ(r.read_array("/resized"), std::vector<double>{6.0});
+  EXPECT_EQ(r.read_int("/ccsd", "iteration"), 10);
+  EXPECT_EQ(r.read_string("/ccsd", "state"), "converged");
+}
+
 TEST_F(CheckpointTest, EmptyArraysAndRanksWithNothing) {
   {
     chem::CheckpointWriter w(comm(), file("e.h5"));
