@@ -203,7 +203,7 @@ double CcCheckpoint::save(const std::string& method, const cc::Amplitudes& t, co
     // but this method's group as it should be: start from a copy of it.
     using Start = chem::CheckpointWriter::Start;
     chem::CheckpointWriter w(ctx_.comm, path(), saved_ ? Start::copy : Start::empty);
-    if (!saved_) {
+    if (!w.from_copy()) {
       w.write_identity(chem::checkpoint_identity(in_, basis_));
       w.write_scf(scf_);
       // The other methods' groups, copied from the checkpoint in place.

@@ -515,11 +515,10 @@ CheckpointWriter::CheckpointWriter(const par::Comm& comm, std::string path, Star
     std::error_code ec;
     if (comm_.root())
       std::filesystem::copy_file(path_, tmp_path_, std::filesystem::copy_options::overwrite_existing, ec);
-    if (comm_.any(bool(ec))) fail(path_, "cannot copy it to " + tmp_path_ + ": " + ec.message());
-    file_ = H5Fopen(tmp_path_.c_str(), H5F_ACC_RDWR, fapl.get());
-  } else {
-    file_ = H5Fcreate(tmp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
+    from_copy_ = !comm_.any(bool(ec));
   }
+  if (from_copy_) file_ = H5Fopen(tmp_path_.c_str(), H5F_ACC_RDWR, fapl.get());
+  else file_ = H5Fcreate(tmp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
   if (comm_.any(file_ < 0)) {
     if (file_ >= 0) H5Fclose(file_);
     file_ = -1;

@@ -133,10 +133,13 @@ class CheckpointReader {
 // Writes a new checkpoint to PATH.tmp; commit() puts it in place.
 class CheckpointWriter {
  public:
-  // How PATH.tmp starts: empty, or as a copy of PATH (which must exist).
+  // How PATH.tmp starts: empty, or as a copy of PATH. If PATH cannot be
+  // copied (it was removed meanwhile), it starts empty: see from_copy().
   enum class Start { empty, copy };
   // Creates PATH.tmp (overwriting a stale one) and writes the format header.
   CheckpointWriter(const par::Comm& comm, std::string path, Start start = Start::empty);
+  // Whether PATH.tmp started as a copy of PATH.
+  bool from_copy() const { return from_copy_; }
   // Without commit(): closes and removes PATH.tmp; PATH is untouched.
   // (Collective: destroy it on all ranks alike.)
   ~CheckpointWriter();
@@ -181,6 +184,7 @@ class CheckpointWriter {
   std::string path_;
   std::string tmp_path_;
   std::int64_t file_ = -1;  // hid_t
+  bool from_copy_ = false;
   bool committed_ = false;
 };
 

@@ -162,6 +162,7 @@ TEST_F(CheckpointTest, StartingFromACopyOverwritesAndKeepsTheRest) {
   std::uintmax_t size = 0;
   for (int round = 0; round < 3; ++round) {
     chem::CheckpointWriter w(comm(), path, chem::CheckpointWriter::Start::copy);
+    EXPECT_TRUE(w.from_copy());
     w.write_distributed("/ccsd/t2_abab", total, off, b.data() + off, cnt);
     w.write_array("/resized", {6.0});
     w.set_int("/ccsd", "iteration", 8 + round);
@@ -173,12 +174,27 @@ TEST_F(CheckpointTest, StartingFromACopyOverwritesAndKeepsTheRest) {
     if (comm().root() && round == 1) size = fs::file_size(path);
     if (comm().root() && round == 2) EXPECT_EQ(fs::file_size(path), size);
   }
-  chem::CheckpointReader r(comm(), path);  // read_array verifies the checksums
-  EXPECT_EQ(r.read_array("/ccsd/t2_abab"), b);
-  EXPECT_EQ(r.read_array("/kept"), (std::vector<double>{4.0, 5.0}));
-  EXPECT_EQ(r.read_array("/resized"), std::vector<double>{6.0});
-  EXPECT_EQ(r.read_int("/ccsd", "iteration"), 10);
-  EXPECT_EQ(r.read_string("/ccsd", "state"), "converged");
+  {
+    chem::CheckpointReader r(comm(), path);  // read_array verifies the checksums
+    EXPECT_EQ(r.read_array("/ccsd/t2_abab"), b);
+    EXPECT_EQ(r.read_array("/kept"), (std::vector<double>{4.0, 5.0}));
+    EXPECT_EQ(r.read_array("/resized"), std::vector<double>{6.0});
+    EXPECT_EQ(r.read_int("/ccsd", "iteration"), 10);
+    EXPECT_EQ(r.read_string("/ccsd", "state"), "converged");
+  }
+  // With the file gone, the writer starts empty and says so.
+  comm().barrier();
+  if (comm().root()) fs::remove(path);
+  comm().barrier();
+  {
+    chem::CheckpointWriter w(comm(), path, chem::CheckpointWriter::Start::copy);
+    EXPECT_FALSE(w.from_copy());
+    w.write_array("/fresh", {1.0});
+    w.commit();
+  }
+  chem::CheckpointReader again(comm(), path);
+  EXPECT_EQ(again.read_array("/fresh"), std::vector<double>{1.0});
+  EXPECT_FALSE(again.exists("/kept"));
 }
 
 TEST_F(CheckpointTest, EmptyArraysAndRanksWithNothing) {
