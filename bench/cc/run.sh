@@ -161,34 +161,40 @@ run_nwchem() {
   nw="$med $wall $tr $e"
 }
 
-# NWChem output -> the number of CC iterations in its last iteration table.
-nwchem_iterations() {
+# NWChem output -> "stages iterations": the wall seconds of every stage that prints its own
+# (SCF "Time for solution", the "Cpu & wall time" lines of the transform and of (T)), and
+# the number of CC iterations in its last iteration table.
+nwchem_stages() {
   python3 - "$1" <<'EOF2'
 import re, sys
-iters, intable = 0, False
+stages, iters, intable = 0.0, 0, False
 for line in open(sys.argv[1], errors="replace"):
+    m = re.search(r"Time for solution\s*=\s*(\S+)s", line) or re.search(r"Cpu & wall time / sec\s+\S+\s+(\S+)", line)
+    if m: stages += float(m.group(1))
     if re.match(r"\s*Iter\s+Residuum\s+Correlation\s+Cpu\s+Wall", line): iters, intable = 0, True; continue
     if intable and re.match(r"\s*\d+\s+\S+\s+-?\d+\.\d+\s+\d+\.\d+\s+\d+\.\d+\s*$", line): iters += 1
     elif intable and iters and line.strip().startswith("---"): intable = False
-print(iters)
+print("%.2f %d" % (stages, iters))
 EOF2
 }
 
 # Per-iteration seconds of NWChem's TCE by difference: $1 case, $2 stem. Runs the input
 # three times as given and three times with the TCE threshold at 1e-3 (the same set-up,
-# fewer iterations), alternating, each timed by this script (1 ms resolution, where
-# NWChem's own clocks print 0.1 s); then, with the median wall time of each kind,
-#   (wall_full - wall_loose) / (iterations_full - iterations_loose).
+# fewer iterations), alternating. Of each run it takes the wall time this script measures
+# (1 ms resolution; NWChem's own clocks print 0.1 s) less the stages that print their own
+# (above: their run-to-run noise, e.g. that of (T), drops out); then, with the median of
+# each kind, (full - loose) / (iterations_full - iterations_loose).
 # Prints "per-iteration diff", or "- -".
 nwchem_by_difference() {
-  local d=$work/$1/nwchem-diff k t0 w n walls_full="" walls_loose="" fn=0 ln=0 sed_loose='s/^ thresh 1e-9$/ thresh 1e-3/'
+  local d=$work/$1/nwchem-diff k t0 t1 w st n walls_full="" walls_loose="" fn=0 ln=0 sed_loose='s/^ thresh 1e-9$/ thresh 1e-3/'
   for k in full loose full loose full loose; do
     rm -rf "$d"; mkdir -p "$d/scr"
     if [ $k = full ]; then sed "$sub_nw" "$here/peers/$2.nw"; else sed -e "$sub_nw" -e "$sed_loose" "$here/peers/$2.nw"; fi > "$d/$2.nw"
     t0=$(now)
     (cd "$d" && mpi_rss "$peer_np" nwchem "$2.nw") > "$d/out.txt" 2>&1 || { echo "- -"; return; }
-    w=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }')
-    n=$(nwchem_iterations "$d/out.txt")
+    t1=$(now)
+    read -r st n < <(nwchem_stages "$d/out.txt")
+    w=$(awk -v a="$t0" -v b="$t1" -v s="$st" 'BEGIN { printf "%.3f", b - a - s }')
     if [ $k = full ]; then walls_full="$walls_full $w"; fn=$n; else walls_loose="$walls_loose $w"; ln=$n; fi
   done
   local full loose
