@@ -75,27 +75,33 @@ std::vector<Tensor> split_tau(const SpinTensor& tau) {
   return exchange_parts(spatial_block(tau), {Sym::SY, N, Sym::SY, N}, "tau");
 }
 
+namespace {
+
+// part[xyij] = sum_ef V[xyef] tau[efij] for one sign, packed as V in xy and
+// as tau in ij, with out's edge lengths.
+Tensor split_part(const Tensor& v, const std::string& lv, const Tensor& tau, const Tensor& out, const char* name) {
+  const auto& vs = v.shape().sym;
+  Tensor part(out.ctx(), tensor::Shape(out.shape().lens, {vs[0], vs[1], tau.shape().sym[0], N}), name);
+  tensor::contract(1.0, v, lv, tau, "efij", 0.0, part, lv.substr(0, 2) + "ij");
+  return part;
+}
+
+}  // namespace
+
 void add_split_product(const std::array<const Tensor*, 2>& v, const std::string& lv,
                        const std::vector<Tensor>& tau_pm, const std::array<const char*, 2>& names, Tensor& out) {
   const std::string lo = lv.substr(0, 2) + "ij";
-  for (int k = 0; k < 2; ++k) {
-    const auto& vs = v[k]->shape().sym;
-    Tensor part(out.ctx(), tensor::Shape(out.shape().lens, {vs[0], vs[1], tau_pm[k].shape().sym[0], N}), names[k]);
-    tensor::contract(1.0, *v[k], lv, tau_pm[k], "efij", 0.0, part, lo);
-    tensor::sum(1.0, part, lo, 1.0, out, lo);
-  }
+  for (int k = 0; k < 2; ++k) tensor::sum(1.0, split_part(*v[k], lv, tau_pm[k], out, names[k]), lo, 1.0, out, lo);
 }
 
 void add_ladders(const MoIntegrals& mo, const std::vector<Tensor>& tau_pm, const SpinTensor& wmnij, SpinTensor& r2) {
-  const Tensor& w0 = spatial_block(wmnij);
   Tensor& r = spatial_write_block(r2);
   const std::array<const Tensor*, 2> v{&*mo.vvvv_plus, &*mo.vvvv_minus}, g{&*mo.oovv_plus, &*mo.oovv_minus};
-  std::vector<Tensor> w_pm = exchange_parts(w0, {Sym::SY, N, Sym::SY, N}, "W_mnij");
+  std::vector<Tensor> w_pm = exchange_parts(spatial_block(wmnij), {Sym::SY, N, Sym::SY, N}, "W_mnij");
   for (int k = 0; k < 2; ++k) {
     Tensor& w = w_pm[k];
     tensor::contract(1.0, *g[k], "mnef", tau_pm[k], "efij", 1.0, w, "mnij");
-    Tensor part(r.ctx(), tensor::Shape(r.shape().lens, w.shape().sym), k ? "R-" : "R+");
-    tensor::contract(1.0, *v[k], "abef", tau_pm[k], "efij", 0.0, part, "abij");
+    Tensor part = split_part(*v[k], "abef", tau_pm[k], r, k ? "R-" : "R+");
     tensor::contract(1.0, tau_pm[k], "abmn", w, "mnij", 1.0, part, "abij");
     tensor::sum(1.0, part, "abij", 1.0, r, "abij");
   }
