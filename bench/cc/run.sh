@@ -161,20 +161,16 @@ run_nwchem() {
   nw="$med $wall $tr $e"
 }
 
-# NWChem output -> "stages iterations": the wall seconds of every stage that prints its own
-# (SCF "Time for solution", the "Cpu & wall time" lines of the transform and of (T)), and
-# the number of CC iterations in its last iteration table.
+# NWChem output -> the wall seconds of every stage that prints its own (SCF "Time for
+# solution", the "Cpu & wall time" lines of the transform and of (T)).
 nwchem_stages() {
   python3 - "$1" <<'EOF2'
 import re, sys
-stages, iters, intable = 0.0, 0, False
+stages = 0.0
 for line in open(sys.argv[1], errors="replace"):
     m = re.search(r"Time for solution\s*=\s*(\S+)s", line) or re.search(r"Cpu & wall time / sec\s+\S+\s+(\S+)", line)
     if m: stages += float(m.group(1))
-    if re.match(r"\s*Iter\s+Residuum\s+Correlation\s+Cpu\s+Wall", line): iters, intable = 0, True; continue
-    if intable and re.match(r"\s*\d+\s+\S+\s+-?\d+\.\d+\s+\d+\.\d+\s+\d+\.\d+\s*$", line): iters += 1
-    elif intable and iters and line.strip().startswith("---"): intable = False
-print("%.2f %d" % (stages, iters))
+print("%.2f" % stages)
 EOF2
 }
 
@@ -193,7 +189,8 @@ nwchem_by_difference() {
     t0=$(now)
     (cd "$d" && mpi_rss "$peer_np" nwchem "$2.nw") > "$d/out.txt" 2>&1 || { echo "- -"; return; }
     t1=$(now)
-    read -r st n < <(nwchem_stages "$d/out.txt")
+    st=$(nwchem_stages "$d/out.txt")
+    read -r _ _ n _ < <(parse_nwchem "$d/out.txt")
     w=$(awk -v a="$t0" -v b="$t1" -v s="$st" 'BEGIN { printf "%.3f", b - a - s }')
     if [ $k = full ]; then walls_full="$walls_full $w"; fn=$n; else walls_loose="$walls_loose $w"; ln=$n; fi
   done
