@@ -66,6 +66,9 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
       closed ? std::optional(cs::exchange_combination(tensor::spatial_block(t2), "abij", "baij", "2t2-t2"))
              : std::nullopt;
 
+  // Closed shell: the products of t1 with <ma|ef> that F_ae, W_mbej and R2 share.
+  const std::optional<cs::T1Ovvv> pq = closed ? std::optional(cs::t1_ovvv(mo, t1)) : std::nullopt;
+
   // F_ae, F_mi, F_me (Eqs. 3-5), without the diagonal Fock (in the denominators).
   // Canonical orbitals: the Fock matrix is diagonal and its diagonal is in D,
   // so the terms in f_ov and in off-diagonal f_oo and f_vv vanish and are left out.
@@ -74,7 +77,7 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   SpinTensor fme = SpinTensor::zeros_like(t1, "ov", {N, N}, "F_me");
   fmi["mi"] = t1["en"] * mo.ooov["mnie"];
   if (closed) {
-    cs::add_f_terms(mo, t1, taut, fae, fmi, fme);
+    cs::add_f_terms(mo, t1, taut, *pq, fae, fmi, fme);
   } else {
     fae["ae"] += t1["fm"] * mo.ovvv["mafe"];
     fae["ae"] -= 0.5 * taut["afmn"] * mo.oovv["mnef"];
@@ -92,7 +95,8 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   // (closed shell: the last term in cs::add_ring).
   SpinTensor wmbej = SpinTensor::zeros_like(t1, "ovvo", {N, N, N, N}, "W_mbej");
   wmbej["mbej"] = -1.0 * mo.ovov["mbje"];
-  wmbej["mbej"] += t1["fj"] * mo.ovvv["mbef"];
+  if (closed) cs::add_t1_ovvv_w(*pq, wmbej);
+  else wmbej["mbej"] += t1["fj"] * mo.ovvv["mbef"];
   wmbej["mbej"] += t1["bn"] * mo.ooov["mnje"];
   SpinTensor y = SpinTensor::zeros_like(t1, "vvoo", {N, N, N, N}, "t2/2+t1t1");
   y["fbjn"] = 0.5 * t2["fbjn"];
@@ -145,7 +149,8 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   s["mbij"] = t1["ei"] * mo.ovov["mbje"];
   r2["abij"] += t1["am"] * s["mbij"];
   // P(ij) t_i^e <ab||ej> - P(ab) t_m^a <mb||ij>.
-  r2["abij"] -= t1["ei"] * mo.ovvv["jeab"];
+  if (closed) cs::add_t1_ovvv_r2(*pq, r2);
+  else r2["abij"] -= t1["ei"] * mo.ovvv["jeab"];
   r2["abij"] -= t1["am"] * mo.ooov["ijmb"];
 }
 

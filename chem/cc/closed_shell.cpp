@@ -138,15 +138,59 @@ void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2,
   tensor::contract(1.0, t, "aemj", b, "mbei", 1.0, x, "abij");
 }
 
-// F_ae (Eq. 3): t_m^f <ma||fe> and -1/2 tau~_mn^af <mn||ef> over spins;
-// F_mi (Eq. 4): 1/2 tau~_in^ef <mn||ef>; F_me (Eq. 5): t_n^f <mn||ef>.
-void add_f_terms(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& taut, SpinTensor& fae,
-                 SpinTensor& fmi, SpinTensor& fme) {
+// The terms linear in t1 and the <ov||vv> integrals, on the spatial <ma|ef>
+// (real orbitals: <ma|ef> = <ma|fe> exchanged in the pair (m e)(a f) only,
+// and <ja|bA> = <jA|ba>), come from two products:
+//   P_mbej = sum_f <mb|ef> t_j^f,  Q_mbej = sum_f <mb|fe> t_j^f.
+// W_mbej (Eq. 8), t_j^f <mb||ef>: its direct block gains P, its exchanged
+// block -Q. R2 (Eq. 13), P(ij) t_i^e <ab||ej>: the mirror half of the spatial
+// block gains sum_e t_i^e <je|ba> = P_jabi. F_ae (Eq. 3), t_m^f <ma||fe> over
+// both spins of m: sum_mf t_m^f (2 <ma|fe> - <ma|ef>) = sum_m (2 Q_maem - P_maem),
+// traces taken as contractions with the unit matrix delta_jm. One pass over
+// the integrals for each of P and Q, instead of one per term.
+T1Ovvv t1_ovvv(const MoIntegrals& mo, const SpinTensor& t1) {
+  const Tensor& ta = spatial_block(t1);
+  const Tensor& v = spatial_block(mo.ovvv);
+  const int o = ta.shape().lens[1], n = ta.shape().lens[0];
+  const tensor::Shape shape({o, n, n, o}, {N, N, N, N});
+  T1Ovvv pq{Tensor(ta.ctx(), shape, "P_mbej"), Tensor(ta.ctx(), shape, "Q_mbej")};
+  tensor::contract(1.0, v, "mbef", ta, "fj", 0.0, pq.p, "mbej");
+  tensor::contract(1.0, v, "mbfe", ta, "fj", 0.0, pq.q, "mbej");
+  return pq;
+}
+
+void add_t1_ovvv_w(const T1Ovvv& pq, SpinTensor& wmbej) {
+  tensor::sum(1.0, pq.p, "mbej", 1.0, spatial_write_block(wmbej), "mbej");
+  tensor::sum(-1.0, pq.q, "mbej", 1.0, spatial_write_block(wmbej, Pairing::exchanged), "mbej");
+}
+
+void add_t1_ovvv_r2(const T1Ovvv& pq, SpinTensor& r2) {
+  tensor::sum(1.0, pq.p, "jabi", 1.0, spatial_mirror_half(r2), "abij");
+}
+
+namespace {
+
+// delta_jm over the occupied orbitals of x's first index (o x v x v x o).
+Tensor occupied_unit(const Tensor& x) {
+  const int o = x.shape().lens[0];
+  Tensor d(x.ctx(), tensor::Shape({o, o}, {N, N}), "delta_oo");
+  d.transform([](const int* idx, double& v) { v = idx[0] == idx[1] ? 1.0 : 0.0; });
+  return d;
+}
+
+}  // namespace
+
+// F_ae (Eq. 3): t_m^f <ma||fe> (from P and Q above) and -1/2 tau~_mn^af <mn||ef>
+// over spins; F_mi (Eq. 4): 1/2 tau~_in^ef <mn||ef>; F_me (Eq. 5): t_n^f <mn||ef>.
+void add_f_terms(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& taut, const T1Ovvv& pq,
+                 SpinTensor& fae, SpinTensor& fmi, SpinTensor& fme) {
   const Tensor& ta = spatial_block(t1);
   const Tensor& tt = spatial_block(taut);
   const Tensor& L = *mo.oovv_l;
   Tensor& ae = spatial_write_block(fae);
-  tensor::contract(1.0, ta, "fm", *mo.ovvv_l, "mafe", 1.0, ae, "ae");
+  const Tensor delta = occupied_unit(pq.q);
+  tensor::contract(2.0, pq.q, "maej", delta, "jm", 1.0, ae, "ae");
+  tensor::contract(-1.0, pq.p, "maej", delta, "jm", 1.0, ae, "ae");
   tensor::contract(-1.0, tt, "afmn", L, "mnef", 1.0, ae, "ae");
   tensor::contract(1.0, tt, "efin", L, "mnef", 1.0, spatial_write_block(fmi), "mi");
   tensor::contract(1.0, ta, "fn", L, "mnef", 1.0, spatial_write_block(fme), "me");

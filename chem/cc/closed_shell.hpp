@@ -45,10 +45,20 @@ void add_split_product(const std::array<const Tensor*, 2>& v, const std::string&
 void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2, const Tensor& u,
               const SpinTensor& y, SpinTensor& w, SpinTensor& r2);
 
-// F_ae += t_m^f (2 <ma|fe> - <ma|ef>) - tau~_mn^af L_mnef;
+// The two products of t1 with <ma|ef> that F_ae, W_mbej and R2 share
+// (closed_shell.cpp): P_mbej = sum_f <mb|ef> t_j^f, Q_mbej = sum_f <mb|fe> t_j^f.
+struct T1Ovvv {
+  Tensor p, q;
+};
+T1Ovvv t1_ovvv(const MoIntegrals& mo, const SpinTensor& t1);
+// W_mbej (the spatial blocks, direct and exchanged) += P_mbej and -Q_mbej.
+void add_t1_ovvv_w(const T1Ovvv& pq, SpinTensor& wmbej);
+// R2 += P(ij)P(ab) P_jabi: the spin-orbital P(ij) t_i^e <ab||ej>.
+void add_t1_ovvv_r2(const T1Ovvv& pq, SpinTensor& r2);
+// F_ae += sum_m (2 Q_maem - P_maem) - tau~_mn^af L_mnef;
 // F_mi += tau~_in^ef L_mnef;  F_me += t_n^f L_mnef.
-void add_f_terms(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& taut, SpinTensor& fae,
-                 SpinTensor& fmi, SpinTensor& fme);
+void add_f_terms(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& taut, const T1Ovvv& pq,
+                 SpinTensor& fae, SpinTensor& fmi, SpinTensor& fme);
 
 // r_i^a += u_im^ae F_me + u_im^fe <ma|ef> - u_mn^ae <mn|ie>.
 void add_t1_terms(const MoIntegrals& mo, const Tensor& u, const SpinTensor& fme, SpinTensor& r1);

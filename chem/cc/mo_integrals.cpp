@@ -105,7 +105,7 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
       mo.vvvv_minus.emplace(std::move(parts[1]));
     }
     // <ma|ef> and <mn|ef> split the same way (for Z_maij and W_mnij), and
-    // L = 2 <pq|rs> - <pq|sr> of both (the closed-shell F, T1 and ring terms).
+    // L = 2 <mn|ef> - <mn|fe> (the closed-shell F, T1, ring and energy terms).
     const Tensor& ovvv = tensor::spatial_block(mo.ovvv);
     const Tensor& oovv = tensor::spatial_block(mo.oovv);
     auto ov = closed_shell::exchange_parts(ovvv, {N, N, Sym::SY, N}, "<ov|vv>");
@@ -115,9 +115,8 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
     mo.oovv_plus.emplace(std::move(oo[0]));
     mo.oovv_minus.emplace(std::move(oo[1]));
     mo.oovv_l.emplace(closed_shell::exchange_combination(oovv, "pqrs", "pqsr", "L" + oovv.name()));
-    mo.ovvv_l.emplace(closed_shell::exchange_combination(ovvv, "pqrs", "pqsr", "L" + ovvv.name()));
     for (auto* x : {&mo.vvvv_plus, &mo.vvvv_minus, &mo.ovvv_plus, &mo.ovvv_minus, &mo.oovv_plus, &mo.oovv_minus,
-                    &mo.oovv_l, &mo.ovvv_l})
+                    &mo.oovv_l})
       (*x)->set_constant(true);
   }
   // Fixed from here on: contractions keep their prepared copies.

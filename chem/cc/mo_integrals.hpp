@@ -44,9 +44,9 @@ struct MoIntegrals {
   // And <mn|ef> = oovv's spatial block likewise, (<mn|ef> +- <mn|fe>) / 2 with SY or
   // AS groups (mn) and (ef), for W_mnij.
   std::optional<Tensor> oovv_plus, oovv_minus;
-  // And L_mnef = 2 <mn|ef> - <mn|fe> from oovv and 2 <ma|ef> -
-  // <ma|fe> from ovvv, for the closed-shell terms (closed_shell.hpp).
-  std::optional<Tensor> oovv_l, ovvv_l;
+  // And L_mnef = 2 <mn|ef> - <mn|fe> from oovv, for the closed-shell terms
+  // (closed_shell.hpp).
+  std::optional<Tensor> oovv_l;
 
   MoIntegrals(tensor::Context& ctx, const SpinDims& d, bool with_vvvv);
 };
