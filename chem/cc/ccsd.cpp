@@ -29,6 +29,14 @@ namespace {
 
 constexpr Sym N = Sym::NS, A = Sym::AS;
 
+// The unit matrix delta_ij over the occupied orbitals of both spins.
+SpinTensor occupied_unit(const SpinTensor& like) {
+  SpinTensor d = SpinTensor::zeros_like(like, "oo", {N, N}, "delta_oo");
+  for (const std::string& k : d.block_keys())
+    if (!d.derived(k)) d.write_block(k).transform([](const int* i, double& v) { v = i[0] == i[1] ? 1.0 : 0.0; });
+  return d;
+}
+
 }  // namespace
 
 double ccsd_energy(const MoIntegrals& mo, const Amplitudes& t) {
@@ -69,6 +77,12 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   // Closed shell: the products of t1 with <ma|ef> that F_ae, W_mbej and R2 share.
   const std::optional<cs::T1Ovvv> pq = closed ? std::optional(cs::t1_ovvv(mo, t1)) : std::nullopt;
 
+  // W_mbej (Eq. 8): <mb||ej> + t_j^f <mb||ef> - t_n^b <mn||ej> - (1/2 t_jn^fb + t_j^f t_n^b) <mn||ef>,
+  // its t1 <ov||vv> part first: F_ae takes its own from it (below).
+  SpinTensor wmbej = SpinTensor::zeros_like(t1, "ovvo", {N, N, N, N}, "W_mbej");
+  if (closed) cs::add_t1_ovvv_w(*pq, wmbej);
+  else wmbej["mbej"] = t1["fj"] * mo.ovvv["mbef"];
+
   // F_ae, F_mi, F_me (Eqs. 3-5), without the diagonal Fock (in the denominators).
   // Canonical orbitals: the Fock matrix is diagonal and its diagonal is in D,
   // so the terms in f_ov and in off-diagonal f_oo and f_vv vanish and are left out.
@@ -79,7 +93,9 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   if (closed) {
     cs::add_f_terms(mo, t1, taut, *pq, fae, fmi, fme);
   } else {
-    fae["ae"] += t1["fm"] * mo.ovvv["mafe"];
+    // t_m^f <ma||fe> = -sum_m X_maem, X_mbej = t_j^f <mb||ef> (W's term above):
+    // one pass over <ov||vv> for both, the trace a product with delta_jm.
+    fae["ae"] -= wmbej["maej"] * occupied_unit(t1)["jm"];
     fae["ae"] -= 0.5 * taut["afmn"] * mo.oovv["mnef"];
     fmi["mi"] += 0.5 * taut["efin"] * mo.oovv["mnef"];
     fme["me"] += t1["fn"] * mo.oovv["mnef"];
@@ -91,12 +107,8 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   wmnij["mnij"] += t1["ej"] * mo.ooov["mnie"];
   if (!closed) wmnij["mnij"] += 0.5 * tau["efij"] * mo.oovv["mnef"];  // closed shell: in cs::add_ladders
 
-  // W_mbej (Eq. 8): <mb||ej> + t_j^f <mb||ef> - t_n^b <mn||ej> - (1/2 t_jn^fb + t_j^f t_n^b) <mn||ef>
-  // (closed shell: the last term in cs::add_ring).
-  SpinTensor wmbej = SpinTensor::zeros_like(t1, "ovvo", {N, N, N, N}, "W_mbej");
-  wmbej["mbej"] = -1.0 * mo.ovov["mbje"];
-  if (closed) cs::add_t1_ovvv_w(*pq, wmbej);
-  else wmbej["mbej"] += t1["fj"] * mo.ovvv["mbef"];
+  // W_mbej's other terms (closed shell: the last in cs::add_ring).
+  wmbej["mbej"] -= mo.ovov["mbje"];
   wmbej["mbej"] += t1["bn"] * mo.ooov["mnje"];
   SpinTensor y = SpinTensor::zeros_like(t1, "vvoo", {N, N, N, N}, "t2/2+t1t1");
   y["fbjn"] = 0.5 * t2["fbjn"];
