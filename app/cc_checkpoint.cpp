@@ -145,6 +145,10 @@ CcCheckpoint::CcCheckpoint(RunContext& ctx, const input::Input& in, const chem::
                            const chem::ScfResult& scf, const AmplitudeSpace& space)
     : ctx_(ctx), in_(in), basis_(basis), scf_(scf), space_(space) {}
 
+CcCheckpoint::~CcCheckpoint() {
+  if (saved_) chem::remove_previous_checkpoint(ctx_.comm, path());
+}
+
 void CcCheckpoint::load(const std::vector<std::string>& methods) {
   if (methods.empty() || !chem::checkpoint_exists(ctx_.comm, path())) return;  // (the SCF stage warned)
   const chem::CheckpointReader r(ctx_.comm, path());
@@ -202,7 +206,8 @@ double CcCheckpoint::save(const std::string& method, const cc::Amplitudes& t, co
     // From the second save on, the file this run committed last holds all
     // but this method's group as it should be: start from a copy of it.
     using Start = chem::CheckpointWriter::Start;
-    chem::CheckpointWriter w(ctx_.comm, path(), saved_ ? Start::copy : Start::empty);
+    const Start start = !saved_ ? Start::empty : previous_differs_in_ == method ? Start::previous : Start::copy;
+    chem::CheckpointWriter w(ctx_.comm, path(), start);
     if (!w.from_copy()) {
       w.write_identity(chem::checkpoint_identity(in_, basis_));
       w.write_scf(scf_);
@@ -219,7 +224,10 @@ double CcCheckpoint::save(const std::string& method, const cc::Amplitudes& t, co
     const GroupHeader h{method, scf_.reference, scf_.energy, in_.cc.convergence, progress, space_};
     write_header(w, "/" + method, h);
     write_amplitudes(w, "/" + method, t);
-    w.commit();
+    w.commit(chem::CheckpointWriter::Keep::previous);
+    // The file just replaced differs from the new one in this group alone
+    // if this save started from it or from its copy.
+    previous_differs_in_ = w.from_copy() ? std::optional(method) : std::nullopt;
   }
   saved_ = true;
   stored_[method] = progress;

@@ -59,6 +59,10 @@ class CcCheckpoint {
  public:
   CcCheckpoint(RunContext& ctx, const input::Input& in, const chem::Basis& basis, const chem::ScfResult& scf,
                const AmplitudeSpace& space);
+  // Removes the replaced checkpoint that the saves keep (PATH.prev).
+  ~CcCheckpoint();
+  CcCheckpoint(const CcCheckpoint&) = delete;
+  CcCheckpoint& operator=(const CcCheckpoint&) = delete;
 
   // --restart: finds the groups of `methods` in the checkpoint, refuses
   // (CheckpointError) groups that are damaged (every dataset's checksum is
@@ -79,8 +83,10 @@ class CcCheckpoint {
 
   // Writes the whole checkpoint with `method`'s amplitudes t and progress,
   // keeping the stored groups of the other methods. From the second call on
-  // it starts from a copy of the file it committed last and overwrites only
-  // this method's group. Returns the seconds taken.
+  // it starts from a copy of the file it committed last (or, when the last
+  // save was of the same method, from the file that one replaced, which
+  // differs only in this method's group) and overwrites only this method's
+  // group. Returns the seconds taken.
   double save(const std::string& method, const cc::Amplitudes& t, const CcProgress& progress);
 
   const std::string& path() const { return ctx_.checkpoint_path; }
@@ -93,6 +99,9 @@ class CcCheckpoint {
   AmplitudeSpace space_;
   std::map<std::string, CcProgress> stored_;  // groups in the file usable by this run
   bool saved_ = false;                        // this run has committed the file (save() starts from a copy)
+  // The method whose group alone PATH.prev (the file the last save replaced)
+  // differs in: the next save of it starts from PATH.prev instead of a copy.
+  std::optional<std::string> previous_differs_in_;
   double write_seconds_ = 0;                  // all saves, for extras.timings.cc_checkpoint
 };
 

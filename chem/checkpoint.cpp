@@ -139,6 +139,11 @@ std::uint64_t checksum_piece(const std::int64_t* values, std::int64_t count, std
 }
 
 std::string checkpoint_temp_path(const std::string& path) { return path + ".tmp"; }
+std::string checkpoint_previous_path(const std::string& path) { return path + ".prev"; }
+
+void remove_previous_checkpoint(const par::Comm& comm, const std::string& path) {
+  if (comm.root()) std::remove(checkpoint_previous_path(path).c_str());
+}
 
 bool checkpoint_exists(const par::Comm& comm, const std::string& path) {
   std::int64_t exists = 0;
@@ -511,11 +516,16 @@ CheckpointWriter::CheckpointWriter(const par::Comm& comm, std::string path, Star
     : comm_(comm), path_(std::move(path)), tmp_path_(checkpoint_temp_path(path_)) {
   silence_hdf5();
   Handle fapl(file_access(comm_, true), H5Pclose);
-  if (start == Start::copy) {
-    std::error_code ec;
-    if (comm_.root())
-      std::filesystem::copy_file(path_, tmp_path_, std::filesystem::copy_options::overwrite_existing, ec);
-    from_copy_ = !comm_.any(bool(ec));
+  if (start != Start::empty) {
+    bool ok = false;
+    if (comm_.root()) {
+      const std::string prev = checkpoint_previous_path(path_);
+      ok = start == Start::previous && std::rename(prev.c_str(), tmp_path_.c_str()) == 0;
+      std::error_code ec;
+      if (!ok) std::filesystem::copy_file(path_, tmp_path_, std::filesystem::copy_options::overwrite_existing, ec);
+      ok = ok || !ec;
+    }
+    from_copy_ = !comm_.any(comm_.root() && !ok);
   }
   if (from_copy_) file_ = H5Fopen(tmp_path_.c_str(), H5F_ACC_RDWR, fapl.get());
   else file_ = H5Fcreate(tmp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
@@ -737,25 +747,39 @@ void CheckpointWriter::write_scf(const ScfResult& s) {
   if (s.C_beta.size() > 0) write_spin(*this, "/scf/beta", s.C_beta, s.eps_beta, s.occ_beta);
 }
 
-void CheckpointWriter::commit() {
-  close_file();
-  bool ok = true;
-  if (comm_.root()) {
-    int fd = ::open(tmp_path_.c_str(), O_RDONLY);
-    ok = fd >= 0 && ::fsync(fd) == 0;
-    if (fd >= 0) ::close(fd);
-    ok = ok && std::rename(tmp_path_.c_str(), path_.c_str()) == 0;
-    if (ok) {
-      auto folder = std::filesystem::path(path_).parent_path();
-      int dfd = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY);
-      if (dfd >= 0) {
-        ::fsync(dfd);
-        ::close(dfd);
-      }
-    } else {
-      std::remove(tmp_path_.c_str());
-    }
+namespace {
+
+// fsync(tmp), rename(tmp, path), fsync(folder); removes tmp if that failed.
+// `keep`: a second name for the file that path held, so that the rename
+// frees nothing (no link, e.g. no PATH yet: nothing is kept).
+bool move_into_place(const std::string& tmp, const std::string& path, const std::string& keep) {
+  int fd = ::open(tmp.c_str(), O_RDONLY);
+  bool ok = fd >= 0 && ::fsync(fd) == 0;
+  if (fd >= 0) ::close(fd);
+  if (ok && !keep.empty()) {
+    std::remove(keep.c_str());  // a stale one, of a killed run
+    ::link(path.c_str(), keep.c_str());
   }
+  ok = ok && std::rename(tmp.c_str(), path.c_str()) == 0;
+  if (!ok) {
+    std::remove(tmp.c_str());
+    return false;
+  }
+  auto folder = std::filesystem::path(path).parent_path();
+  int dfd = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  return true;
+}
+
+}  // namespace
+
+void CheckpointWriter::commit(Keep keep) {
+  close_file();
+  const std::string kept = keep == Keep::previous ? checkpoint_previous_path(path_) : "";
+  const bool ok = !comm_.root() || move_into_place(tmp_path_, path_, kept);
   // The agreement is the barrier: no rank goes on before the rename is done.
   if (comm_.any(!ok)) fail(path_, "cannot move " + tmp_path_ + " into place");
   committed_ = true;

@@ -133,12 +133,15 @@ class CheckpointReader {
 // Writes a new checkpoint to PATH.tmp; commit() puts it in place.
 class CheckpointWriter {
  public:
-  // How PATH.tmp starts: empty, or as a copy of PATH. If PATH cannot be
-  // copied (it was removed meanwhile), it starts empty: see from_copy().
-  enum class Start { empty, copy };
+  // How PATH.tmp starts: empty; as a copy of PATH; or as PATH.prev, the
+  // checkpoint that PATH replaced, kept by commit(Keep::previous) (renamed,
+  // not copied: for a caller that knows what differs from PATH and writes
+  // it again). Without PATH.prev it starts as a copy, and if PATH cannot be
+  // copied (it was removed meanwhile) empty: see from_copy().
+  enum class Start { empty, copy, previous };
   // Creates PATH.tmp (overwriting a stale one) and writes the format header.
   CheckpointWriter(const par::Comm& comm, std::string path, Start start = Start::empty);
-  // Whether PATH.tmp started as a copy of PATH.
+  // Whether PATH.tmp started as a copy of PATH or as PATH.prev.
   bool from_copy() const { return from_copy_; }
   // Without commit(): closes and removes PATH.tmp; PATH is untouched.
   // (Collective: destroy it on all ranks alike.)
@@ -175,7 +178,12 @@ class CheckpointWriter {
   void copy_distributed(const CheckpointReader& from, const std::string& dataset);
 
   // Closes the file and renames PATH.tmp over PATH (see the file comment).
-  void commit();
+  // With Keep::previous the checkpoint it replaces stays as PATH.prev (a
+  // hard link made first; without one, nothing is kept), for Start::previous:
+  // the next write then moves it instead of copying PATH, and the rename
+  // frees no blocks. remove_previous_checkpoint() removes it.
+  enum class Keep { nothing, previous };
+  void commit(Keep keep = Keep::nothing);
 
  private:
   void close_file();
@@ -194,6 +202,10 @@ std::pair<std::int64_t, std::int64_t> even_piece(std::int64_t total, int rank, i
 
 // PATH.tmp, the name a checkpoint is written under before commit().
 std::string checkpoint_temp_path(const std::string& path);
+// PATH.prev, the checkpoint replaced by commit(Keep::previous).
+std::string checkpoint_previous_path(const std::string& path);
+// Removes PATH.prev (rank 0; not collective, it never fails).
+void remove_previous_checkpoint(const par::Comm& comm, const std::string& path);
 
 // Collective: whether a checkpoint file exists (rank 0 looks, every rank learns).
 bool checkpoint_exists(const par::Comm& comm, const std::string& path);

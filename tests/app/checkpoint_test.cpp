@@ -197,6 +197,51 @@ TEST_F(CheckpointTest, StartingFromACopyOverwritesAndKeepsTheRest) {
   EXPECT_FALSE(again.exists("/kept"));
 }
 
+// commit(Keep::previous) keeps the replaced checkpoint as PATH.prev, and a
+// writer with Start::previous starts from it (moved, not copied): it holds
+// the checkpoint before last, not the current one. Without PATH.prev the
+// writer starts from a copy of PATH.
+TEST_F(CheckpointTest, StartingFromThePreviousCheckpoint) {
+  const std::string path = file("prev.h5"), prev = chem::checkpoint_previous_path(path);
+  using Start = chem::CheckpointWriter::Start;
+  using Keep = chem::CheckpointWriter::Keep;
+  auto write = [&](Start start, double value, bool expect_copy) {
+    chem::CheckpointWriter w(comm(), path, start);
+    EXPECT_EQ(w.from_copy(), expect_copy);
+    if (start == Start::empty) w.write_array("/kept", {4.0, 5.0});
+    w.write_array("/value", {value});
+    w.commit(Keep::previous);
+  };
+  auto value_of = [&](const std::string& p) { return chem::CheckpointReader(comm(), p).read_array("/value").at(0); };
+  auto exists = [&](const std::string& p) {
+    comm().barrier();
+    return fs::exists(p);
+  };
+  write(Start::empty, 1.0, false);
+  EXPECT_FALSE(exists(prev));  // nothing was replaced
+  write(Start::copy, 2.0, true);
+  ASSERT_TRUE(exists(prev));
+  EXPECT_EQ(value_of(prev), 1.0);
+  {
+    // Starts as the checkpoint before last: what it does not write again is that one's.
+    chem::CheckpointWriter w(comm(), path, Start::previous);
+    EXPECT_TRUE(w.from_copy());
+    EXPECT_FALSE(exists(prev));  // moved to PATH.tmp
+    w.write_array("/other", {7.0});
+    w.commit(Keep::previous);
+  }
+  EXPECT_EQ(value_of(path), 1.0);
+  EXPECT_EQ(value_of(prev), 2.0);
+  EXPECT_EQ(chem::CheckpointReader(comm(), path).read_array("/kept"), (std::vector<double>{4.0, 5.0}));
+  chem::remove_previous_checkpoint(comm(), path);
+  EXPECT_FALSE(exists(prev));
+  write(Start::previous, 3.0, true);  // no PATH.prev: a copy of PATH
+  EXPECT_EQ(value_of(path), 3.0);
+  EXPECT_EQ(chem::CheckpointReader(comm(), path).read_array("/other"), std::vector<double>{7.0});
+  EXPECT_EQ(value_of(prev), 1.0);
+  EXPECT_FALSE(exists(chem::checkpoint_temp_path(path)));
+}
+
 TEST_F(CheckpointTest, EmptyArraysAndRanksWithNothing) {
   {
     chem::CheckpointWriter w(comm(), file("e.h5"));
