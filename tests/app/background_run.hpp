@@ -78,6 +78,13 @@ class BackgroundRun {
   void kill_all(int sig) {
     for (pid_t p : session()) ::kill(p, sig);
   }
+  // The run's processes now, and a signal to a list of them: for a kill at
+  // a moment that lasts a millisecond or so, when looking them up again
+  // (a walk over /proc) would take about as long.
+  std::vector<pid_t> processes() const { return session(); }
+  static void signal(const std::vector<pid_t>& pids, int sig) {
+    for (pid_t p : pids) ::kill(p, sig);
+  }
   // mpirun (or the singleton) only, as a batch system or Ctrl-C does.
   void signal_launcher(int sig) { ::kill(pid_, sig); }
   // The ranks only (every process of the session but mpirun).

@@ -42,7 +42,9 @@ class KillTest : public RestartTest {
     for (int attempt = 0; attempt < 5; ++attempt) {
       BackgroundRun run(args, dir_, ranks);
       EXPECT_TRUE(run.wait_for([&] { return last_cc_iteration(run.out()) >= after; })) << run.out() << run.err();
+      const auto pids = run.processes();  // looked up before: a write takes a few milliseconds
       EXPECT_TRUE(run.wait_for([&] { return fs::exists(tmp); }, 60));
+      BackgroundRun::signal(pids, SIGKILL);
       run.kill_all(SIGKILL);
       EXPECT_EQ(run.wait(), 128 + SIGKILL) << run.out();
       if (fs::exists(tmp)) {  // else the rename won the race: try again
