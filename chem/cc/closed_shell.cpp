@@ -139,8 +139,8 @@ void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2,
 }
 
 // The terms linear in t1 and the <ov||vv> integrals, on the spatial <ma|ef>
-// (real orbitals: <ma|ef> = <ma|fe> exchanged in the pair (m e)(a f) only,
-// and <ja|bA> = <jA|ba>), come from two products:
+// (real orbitals: <pq|rs> = <ps|rq>, so <ja|bA> = <jA|ba>), come from two
+// products:
 //   P_mbej = sum_f <mb|ef> t_j^f,  Q_mbej = sum_f <mb|fe> t_j^f.
 // W_mbej (Eq. 8), t_j^f <mb||ef>: its direct block gains P, its exchanged
 // block -Q. R2 (Eq. 13), P(ij) t_i^e <ab||ej>: the mirror half of the spatial
