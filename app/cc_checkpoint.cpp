@@ -146,7 +146,15 @@ CcCheckpoint::CcCheckpoint(RunContext& ctx, const input::Input& in, const chem::
     : ctx_(ctx), in_(in), basis_(basis), scf_(scf), space_(space) {}
 
 CcCheckpoint::~CcCheckpoint() {
+  in_flight_.reset();  // rank 0 waits for its thread (which may still link PATH.prev)
   if (saved_) chem::remove_previous_checkpoint(ctx_.comm, path());
+}
+
+void CcCheckpoint::finish() {
+  if (!in_flight_) return;
+  chem::CommitInFlight commit = std::move(*in_flight_);
+  in_flight_.reset();
+  commit.finish();
 }
 
 void CcCheckpoint::load(const std::vector<std::string>& methods) {
@@ -200,8 +208,11 @@ void CcCheckpoint::restore(const std::string& method, cc::Amplitudes& t) const {
   if (t.t3) t.t3->blocks_written();
 }
 
-double CcCheckpoint::save(const std::string& method, const cc::Amplitudes& t, const CcProgress& progress) {
+double CcCheckpoint::save(const std::string& method, const cc::Amplitudes& t, const CcProgress& progress,
+                          Commit commit, const std::function<void(double)>& done) {
   const Stopwatch clock;
+  finish();
+  double seconds = 0;
   {
     // From the second save on, the file this run committed last holds all
     // but this method's group as it should be: start from a copy of it.
@@ -224,14 +235,23 @@ double CcCheckpoint::save(const std::string& method, const cc::Amplitudes& t, co
     const GroupHeader h{method, scf_.reference, scf_.energy, in_.cc.convergence, progress, space_};
     write_header(w, "/" + method, h);
     write_amplitudes(w, "/" + method, t);
-    w.commit(chem::CheckpointWriter::Keep::previous);
-    // The file just replaced differs from the new one in this group alone
-    // if this save started from it or from its copy.
+    // The file it replaces differs from the new one in this group alone if
+    // this save started from it or from its copy.
     previous_differs_in_ = w.from_copy() ? std::optional(method) : std::nullopt;
+    using Keep = chem::CheckpointWriter::Keep;
+    if (commit == Commit::background) {
+      seconds = clock.seconds();
+      in_flight_.emplace(w.commit_in_background(Keep::previous, [done, seconds] {
+        if (done) done(seconds);
+      }));
+    } else {
+      w.commit(Keep::previous);
+      seconds = clock.seconds();
+      if (done) done(seconds);
+    }
   }
   saved_ = true;
   stored_[method] = progress;
-  const double seconds = clock.seconds();
   write_seconds_ += seconds;
   ctx_.results.set_timing("cc_checkpoint", write_seconds_);
   return seconds;
@@ -310,18 +330,26 @@ cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& i
     const bool converged = std::abs(it.delta_e) < opt.convergence && it.delta_t < opt.convergence;
     last = {it.number, it.energy, it.delta_e, it.delta_t, converged};
     const int interval = in.checkpoint.interval;
-    char written[32] = "";
-    if (stop || (interval > 0 && it.number % interval == 0)) {
-      std::snprintf(written, sizeof written, "  %9.3f", ckpt.save(method, x, last));
-      saved = it.number;
-    }
+    char line[160];
     char t3[24] = "";
     if (triples) std::snprintf(t3, sizeof t3, "  %10.4e", it.delta_t3);
-    ctx.log.print("%5d  %24.14f  %11.4e  %10.4e%s  %7.2f%s\n", it.number, it.energy, it.delta_e, it.delta_t, t3,
-                  it.seconds, written);
+    std::snprintf(line, sizeof line, "%5d  %24.14f  %11.4e  %10.4e%s  %7.2f", it.number, it.energy, it.delta_e,
+                  it.delta_t, t3, it.seconds);
+    if (!stop && !(interval > 0 && it.number % interval == 0)) {
+      ctx.log.print("%s\n", line);
+      return stop;
+    }
+    // The line says the file holds this iteration: it is printed once the
+    // file is in place. That happens during the next iteration, unless this
+    // one is the last (the signal's).
+    const auto commit = stop ? CcCheckpoint::Commit::now : CcCheckpoint::Commit::background;
+    ckpt.save(method, x, last, commit,
+              [&log = ctx.log, text = std::string(line)](double s) { log.print("%s  %9.3f\n", text.c_str(), s); });
+    saved = it.number;
     return stop;
   };
   cc::SolverResult res = cc::solve(eq, mo, t, opt, first, hook);
+  ckpt.finish();
   if (saved != res.iterations) {  // always after the last iteration
     const double seconds = ckpt.save(method, t, last);
     if (!res.seconds.empty()) res.seconds.back() += seconds;

@@ -19,12 +19,14 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "app/stages.hpp"
+#include "chem/checkpoint.hpp"
 #include "chem/cc/solver.hpp"
 #include "chem/motransform.hpp"
 
@@ -86,8 +88,16 @@ class CcCheckpoint {
   // it starts from a copy of the file it committed last (or, when the last
   // save was of the same method, from the file that one replaced, which
   // differs only in this method's group) and overwrites only this method's
-  // group. Returns the seconds taken.
-  double save(const std::string& method, const cc::Amplitudes& t, const CcProgress& progress);
+  // group. Returns the seconds taken, and calls done(those seconds) once the
+  // file is in place. With Commit::background the ranks go on meanwhile:
+  // rank 0 moves the file into place (fsync, rename: milliseconds, a good
+  // part of a small CC iteration) on a thread of its own and calls done
+  // there; the next save(), or finish(), waits for it.
+  enum class Commit { now, background };
+  double save(const std::string& method, const cc::Amplitudes& t, const CcProgress& progress,
+              Commit commit = Commit::now, const std::function<void(double)>& done = {});
+  // Waits for a save's background commit, if one is in flight. Collective.
+  void finish();
 
   const std::string& path() const { return ctx_.checkpoint_path; }
 
@@ -102,6 +112,7 @@ class CcCheckpoint {
   // The method whose group alone PATH.prev (the file the last save replaced)
   // differs in: the next save of it starts from PATH.prev instead of a copy.
   std::optional<std::string> previous_differs_in_;
+  std::optional<chem::CommitInFlight> in_flight_;  // a save's commit still running (Commit::background)
   double write_seconds_ = 0;                  // all saves, for extras.timings.cc_checkpoint
 };
 

@@ -774,15 +774,44 @@ bool move_into_place(const std::string& tmp, const std::string& path, const std:
   return true;
 }
 
+// The second name commit(keep) gives the replaced file, or none.
+std::string previous_if(CheckpointWriter::Keep keep, const std::string& path) {
+  return keep == CheckpointWriter::Keep::previous ? checkpoint_previous_path(path) : "";
+}
+
 }  // namespace
 
 void CheckpointWriter::commit(Keep keep) {
   close_file();
-  const std::string kept = keep == Keep::previous ? checkpoint_previous_path(path_) : "";
-  const bool ok = !comm_.root() || move_into_place(tmp_path_, path_, kept);
+  const bool ok = !comm_.root() || move_into_place(tmp_path_, path_, previous_if(keep, path_));
   // The agreement is the barrier: no rank goes on before the rename is done.
   if (comm_.any(!ok)) fail(path_, "cannot move " + tmp_path_ + " into place");
   committed_ = true;
+}
+
+CommitInFlight CheckpointWriter::commit_in_background(Keep keep, std::function<void()> then) {
+  close_file();
+  committed_ = true;
+  return CommitInFlight(comm_, path_, tmp_path_, previous_if(keep, path_), std::move(then));
+}
+
+CommitInFlight::CommitInFlight(const par::Comm& comm, std::string path, std::string tmp_path, std::string kept,
+                               std::function<void()> then)
+    : comm_(&comm), path_(std::move(path)), tmp_path_(std::move(tmp_path)) {
+  if (!comm_->root()) return;
+  // Only POSIX calls and `then` on the thread: no HDF5, no MPI.
+  moved_ = std::async(std::launch::async, [tmp = tmp_path_, path = path_, kept = std::move(kept),
+                                           then = std::move(then)] {
+    const bool ok = move_into_place(tmp, path, kept);
+    if (ok && then) then();
+    return ok;
+  });
+}
+
+void CommitInFlight::finish() {
+  const bool ok = !moved_.valid() || moved_.get();
+  // The agreement is the barrier: no rank goes on before the rename is done.
+  if (comm_->any(!ok)) fail(path_, "cannot move " + tmp_path_ + " into place");
 }
 
 }  // namespace cyclocc::chem

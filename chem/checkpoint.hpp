@@ -25,6 +25,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <future>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -130,6 +132,26 @@ class CheckpointReader {
   ChecksumKind checksum_ = ChecksumKind::Mix64;
 };
 
+// A commit whose last steps run on a thread of rank 0 (fsync, rename, fsync
+// of the folder) while the ranks go on: CheckpointWriter::commit_in_background.
+class CommitInFlight {
+ public:
+  CommitInFlight(const par::Comm& comm, std::string path, std::string tmp_path, std::string kept,
+                 std::function<void()> then);
+  // Waits for the rename and fails (CheckpointError on every rank alike) if
+  // it failed; the ranks meet here, as at the end of commit(). Collective.
+  void finish();
+  CommitInFlight(CommitInFlight&&) = default;
+  CommitInFlight& operator=(CommitInFlight&&) = default;
+  // Without finish(), rank 0 still waits for its thread (not collective).
+  ~CommitInFlight() = default;
+
+ private:
+  const par::Comm* comm_;
+  std::string path_, tmp_path_;
+  std::future<bool> moved_;  // rank 0's thread: whether PATH.tmp is now PATH
+};
+
 // Writes a new checkpoint to PATH.tmp; commit() puts it in place.
 class CheckpointWriter {
  public:
@@ -184,6 +206,11 @@ class CheckpointWriter {
   // frees no blocks. remove_previous_checkpoint() removes it.
   enum class Keep { nothing, previous };
   void commit(Keep keep = Keep::nothing);
+  // The same, with rank 0 doing the fsync and the renames on a thread of its
+  // own, calling `then` there once PATH is the new checkpoint (not if the
+  // rename failed). PATH is the old checkpoint or the new one at every
+  // moment; finish() the result before PATH is read or written again.
+  CommitInFlight commit_in_background(Keep keep, std::function<void()> then);
 
  private:
   void close_file();

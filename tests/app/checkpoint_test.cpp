@@ -1,6 +1,7 @@
 // The HDF5 checkpoint (chem/checkpoint.hpp): distributed arrays in canonical
 // order at any rank count, checksums, atomic replacement, SCF round trip,
 // identity comparison.
+#include <atomic>
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <unistd.h>
@@ -240,6 +241,43 @@ TEST_F(CheckpointTest, StartingFromThePreviousCheckpoint) {
   EXPECT_EQ(chem::CheckpointReader(comm(), path).read_array("/other"), std::vector<double>{7.0});
   EXPECT_EQ(value_of(prev), 1.0);
   EXPECT_FALSE(exists(chem::checkpoint_temp_path(path)));
+}
+
+// A commit in the background: `then` runs once on rank 0 when the new file
+// is in place, the replaced one is kept, and finish() reports a
+// failed rename on every rank (then `then` never runs and PATH is untouched).
+TEST_F(CheckpointTest, CommitInTheBackground) {
+  const std::string path = file("async.h5");
+  using Keep = chem::CheckpointWriter::Keep;
+  std::atomic<int> called{0};
+  auto write = [&](double value) {
+    chem::CheckpointWriter w(comm(), path);
+    w.write_array("/value", {value});
+    return w.commit_in_background(Keep::previous, [&] { ++called; });
+  };
+  write(1.0).finish();
+  auto second = write(2.0);
+  second.finish();
+  EXPECT_EQ(called.load(), comm().root() ? 2 : 0);
+  EXPECT_EQ(chem::CheckpointReader(comm(), path).read_array("/value"), std::vector<double>{2.0});
+  EXPECT_EQ(chem::CheckpointReader(comm(), chem::checkpoint_previous_path(path)).read_array("/value"),
+            std::vector<double>{1.0});
+
+  // PATH a folder: the rename fails, on rank 0's thread.
+  const std::string folder = file("async-folder.h5");
+  if (comm().root()) fs::create_directories(folder + "/inside");
+  comm().barrier();
+  called = 0;
+  auto failing = [&] {
+    chem::CheckpointWriter w(comm(), folder);
+    w.write_array("/value", {3.0});
+    return w.commit_in_background(Keep::nothing, [&] { ++called; });
+  }();
+  EXPECT_THROW(failing.finish(), chem::CheckpointError);
+  EXPECT_EQ(called.load(), 0);
+  comm().barrier();
+  EXPECT_TRUE(fs::is_directory(folder));
+  EXPECT_FALSE(fs::exists(chem::checkpoint_temp_path(folder)));
 }
 
 TEST_F(CheckpointTest, EmptyArraysAndRanksWithNothing) {
