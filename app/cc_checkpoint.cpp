@@ -336,6 +336,7 @@ cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& i
     std::snprintf(line, sizeof line, "%5d  %24.14f  %11.4e  %10.4e%s  %7.2f", it.number, it.energy, it.delta_e,
                   it.delta_t, t3, it.seconds);
     if (!stop && !(interval > 0 && it.number % interval == 0)) {
+      ckpt.finish();  // the line of the iteration saved last comes first
       ctx.log.print("%s\n", line);
       return stop;
     }
