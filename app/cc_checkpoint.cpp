@@ -215,7 +215,8 @@ double CcCheckpoint::save(const std::string& method, const cc::Amplitudes& t, co
   double seconds = 0;
   {
     // From the second save on, the file this run committed last holds all
-    // but this method's group as it should be: start from a copy of it.
+    // but this method's group as it should be: start from a copy of it, or
+    // from the file it replaced if that differs from it in this group alone.
     using Start = chem::CheckpointWriter::Start;
     const Start start = !saved_ ? Start::empty : previous_differs_in_ == method ? Start::previous : Start::copy;
     chem::CheckpointWriter w(ctx_.comm, path(), start);
@@ -341,8 +342,8 @@ cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& i
       return stop;
     }
     // The line says the file holds this iteration: it is printed once the
-    // file is in place. That happens during the next iteration, unless this
-    // one is the last (the signal's).
+    // file is in place, by rank 0's commit thread while the next iteration
+    // runs (finish() waits for it at the latest), or here for a stop signal.
     const auto commit = stop ? CcCheckpoint::Commit::now : CcCheckpoint::Commit::background;
     ckpt.save(method, x, last, commit,
               [&log = ctx.log, text = std::string(line)](double s) { log.print("%s  %9.3f\n", text.c_str(), s); });
