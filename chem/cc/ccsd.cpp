@@ -154,6 +154,7 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   else
     z["maij"] = 0.5 * mo.ovvv["maef"] * tau["efij"];
   r2["abij"] += t1["bm"] * z["maij"];
+  if (closed) cs::add_t1_from_z(*pq, t1, z, r1);  // Eq. 12's <ov||vv> term
   // P(ij)P(ab) (t_im^ae W_mbej - t_i^e t_m^a <mb||ej>).
   if (closed) cs::add_ring(mo, t1, t2, *u, y, wmbej, r2);
   else r2["abij"] += t2["aeim"] * wmbej["mbej"];

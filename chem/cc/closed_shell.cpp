@@ -153,9 +153,14 @@ T1Ovvv t1_ovvv(const MoIntegrals& mo, const SpinTensor& t1) {
   const Tensor& v = spatial_block(mo.ovvv);
   const int o = ta.shape().lens[1], n = ta.shape().lens[0];
   const tensor::Shape shape({o, n, n, o}, {N, N, N, N});
-  T1Ovvv pq{Tensor(ta.ctx(), shape, "P_mbej"), Tensor(ta.ctx(), shape, "Q_mbej")};
+  T1Ovvv pq{Tensor(ta.ctx(), shape, "P_mbej"), Tensor(ta.ctx(), shape, "Q_mbej"),
+            Tensor(ta.ctx(), tensor::Shape({o, o}, {N, N}), "delta_oo"),
+            Tensor(ta.ctx(), tensor::Shape({n, n}, {N, N}), "F_ae(t1)")};
   tensor::contract(1.0, v, "mbef", ta, "fj", 0.0, pq.p, "mbej");
   tensor::contract(1.0, v, "mbfe", ta, "fj", 0.0, pq.q, "mbej");
+  pq.delta.transform([](const int* idx, double& x) { x = idx[0] == idx[1] ? 1.0 : 0.0; });
+  tensor::contract(2.0, pq.q, "maej", pq.delta, "jm", 0.0, pq.f, "ae");
+  tensor::contract(-1.0, pq.p, "maej", pq.delta, "jm", 1.0, pq.f, "ae");
   return pq;
 }
 
@@ -168,18 +173,6 @@ void add_t1_ovvv_r2(const T1Ovvv& pq, SpinTensor& r2) {
   tensor::sum(1.0, pq.p, "jabi", 1.0, spatial_mirror_half(r2), "abij");
 }
 
-namespace {
-
-// delta_jm over the occupied orbitals of x's first index (o x v x v x o).
-Tensor occupied_unit(const Tensor& x) {
-  const int o = x.shape().lens[0];
-  Tensor d(x.ctx(), tensor::Shape({o, o}, {N, N}), "delta_oo");
-  d.transform([](const int* idx, double& v) { v = idx[0] == idx[1] ? 1.0 : 0.0; });
-  return d;
-}
-
-}  // namespace
-
 // F_ae (Eq. 3): t_m^f <ma||fe> (from P and Q above) and -1/2 tau~_mn^af <mn||ef>
 // over spins; F_mi (Eq. 4): 1/2 tau~_in^ef <mn||ef>; F_me (Eq. 5): t_n^f <mn||ef>.
 void add_f_terms(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& taut, const T1Ovvv& pq,
@@ -188,20 +181,33 @@ void add_f_terms(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& 
   const Tensor& tt = spatial_block(taut);
   const Tensor& L = *mo.oovv_l;
   Tensor& ae = spatial_write_block(fae);
-  const Tensor delta = occupied_unit(pq.q);
-  tensor::contract(2.0, pq.q, "maej", delta, "jm", 1.0, ae, "ae");
-  tensor::contract(-1.0, pq.p, "maej", delta, "jm", 1.0, ae, "ae");
+  tensor::sum(1.0, pq.f, "ae", 1.0, ae, "ae");
   tensor::contract(-1.0, tt, "afmn", L, "mnef", 1.0, ae, "ae");
   tensor::contract(1.0, tt, "efin", L, "mnef", 1.0, spatial_write_block(fmi), "mi");
   tensor::contract(1.0, ta, "fn", L, "mnef", 1.0, spatial_write_block(fme), "me");
 }
 
-// Eq. 12's t2 terms: t_im^ae F_me - 1/2 t_im^ef <ma||ef> + 1/2 t_mn^ae <nm||ie>.
+// Eq. 12's t2 terms: t_im^ae F_me - 1/2 t_im^ef <ma||ef> + 1/2 t_mn^ae <nm||ie>
+// (the middle one in add_t1_from_z).
 void add_t1_terms(const MoIntegrals& mo, const Tensor& u, const SpinTensor& fme, SpinTensor& r1) {
   Tensor& r = spatial_write_block(r1);
   tensor::contract(1.0, u, "aeim", spatial_block(fme), "me", 1.0, r, "ai");
-  tensor::contract(1.0, u, "feim", spatial_block(mo.ovvv), "maef", 1.0, r, "ai");
   tensor::contract(-1.0, u, "aemn", spatial_block(mo.ooov), "mnie", 1.0, r, "ai");
+}
+
+// Eq. 12's -1/2 t_im^ef <ma||ef> over spins is sum_mef u_im^fe <ma|ef>, u =
+// 2 t - t^x. With tau_ij^ef = t_ij^ef + t_i^e t_j^f and tau_ij^ef = tau_ji^fe,
+// Z_maij = sum_ef <ma|ef> tau_ij^ef gives
+//   sum_m (2 Z_mami - Z_maim) = sum_mef (2 tau_im^fe - tau_im^ef) <ma|ef>
+//     = sum_mef u_im^fe <ma|ef> + sum_e t_i^e sum_m (2 Q_maem - P_maem),
+// whose last part is t_i^e times F_ae's t1 part (P, Q: t1_ovvv above). So the
+// term costs two traces of Z instead of a pass over the o v^3 integrals.
+void add_t1_from_z(const T1Ovvv& pq, const SpinTensor& t1, const SpinTensor& z, SpinTensor& r1) {
+  Tensor& r = spatial_write_block(r1);
+  const Tensor& zs = spatial_block(z);
+  tensor::contract(2.0, zs, "mani", pq.delta, "nm", 1.0, r, "ai");
+  tensor::contract(-1.0, zs, "main", pq.delta, "nm", 1.0, r, "ai");
+  tensor::contract(-1.0, spatial_block(t1), "ei", pq.f, "ae", 1.0, r, "ai");
 }
 
 double energy(const MoIntegrals& mo, const Amplitudes& t) {

@@ -49,6 +49,8 @@ void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2,
 // (closed_shell.cpp): P_mbej = sum_f <mb|ef> t_j^f, Q_mbej = sum_f <mb|fe> t_j^f.
 struct T1Ovvv {
   Tensor p, q;
+  Tensor delta;  // delta_jm over the occupied orbitals (the traces below)
+  Tensor f;      // F_ae's t1 part: sum_m (2 Q_maem - P_maem)
 };
 T1Ovvv t1_ovvv(const MoIntegrals& mo, const SpinTensor& t1);
 // W_mbej (the spatial blocks, direct and exchanged) += P_mbej and -Q_mbej.
@@ -60,8 +62,12 @@ void add_t1_ovvv_r2(const T1Ovvv& pq, SpinTensor& r2);
 void add_f_terms(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& taut, const T1Ovvv& pq,
                  SpinTensor& fae, SpinTensor& fmi, SpinTensor& fme);
 
-// r_i^a += u_im^ae F_me + u_im^fe <ma|ef> - u_mn^ae <mn|ie>.
+// r_i^a += u_im^ae F_me - u_mn^ae <mn|ie>.
 void add_t1_terms(const MoIntegrals& mo, const Tensor& u, const SpinTensor& fme, SpinTensor& r1);
+// r_i^a += u_im^fe <ma|ef>, from Z_maij = sum_ef <ma|ef> tau_ij^ef (the
+// spatial block of z) and the T1Ovvv products, without a pass over <ma|ef>:
+// sum_m (2 Z_mami - Z_maim) - t_i^e F_ae(t1 part) (closed_shell.cpp).
+void add_t1_from_z(const T1Ovvv& pq, const SpinTensor& t1, const SpinTensor& z, SpinTensor& r1);
 
 // E = L_ijab (t_ij^ab + t_i^a t_j^b) (canonical orbitals: f_ia = 0).
 double energy(const MoIntegrals& mo, const Amplitudes& t);
