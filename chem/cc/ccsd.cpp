@@ -90,12 +90,16 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   SpinTensor fmi = SpinTensor::zeros_like(t1, "oo", {N, N}, "F_mi");
   SpinTensor fme = SpinTensor::zeros_like(t1, "ov", {N, N}, "F_me");
   fmi["mi"] = t1["en"] * mo.ooov["mnie"];
+  std::optional<SpinTensor> g;  // open shell: F_ae's t1 part, negated (the T1 equation reuses it)
   if (closed) {
     cs::add_f_terms(mo, t1, taut, *pq, fae, fmi, fme);
   } else {
-    // t_m^f <ma||fe> = -sum_m X_maem, X_mbej = t_j^f <mb||ef> (W's term above):
-    // one pass over <ov||vv> for both, the trace a product with delta_jm.
-    fae["ae"] -= wmbej["maej"] * occupied_unit(t1)["jm"];
+    // t_m^f <ma||fe> = -G_ae, G_ae = sum_m X_maem with X_mbej = t_j^f <mb||ef>
+    // (W's term above): one pass over <ov||vv> for both, the trace a product
+    // with delta_jm.
+    g.emplace(SpinTensor::zeros_like(t1, "vv", {N, N}, "G_ae"));
+    (*g)["ae"] = wmbej["maej"] * occupied_unit(t1)["jm"];
+    fae["ae"] -= (*g)["ae"];
     fae["ae"] -= 0.5 * taut["afmn"] * mo.oovv["mnef"];
     fmi["mi"] += 0.5 * taut["efin"] * mo.oovv["mnef"];
     fme["me"] += t1["fn"] * mo.oovv["mnef"];
@@ -124,8 +128,7 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
     cs::add_t1_terms(mo, *u, fme, r1);
   } else {
     r1["ai"] += t2["aeim"] * fme["me"];
-    r1["ai"] -= 0.5 * t2["efim"] * mo.ovvv["maef"];
-    r1["ai"] += 0.5 * t2["aemn"] * mo.ooov["nmie"];
+    r1["ai"] += 0.5 * t2["aemn"] * mo.ooov["nmie"];  // and -1/2 t_im^ef <ma||ef> from Z below
   }
 
   // T2 equation (Eq. 13).
@@ -154,7 +157,15 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   else
     z["maij"] = 0.5 * mo.ovvv["maef"] * tau["efij"];
   r2["abij"] += t1["bm"] * z["maij"];
-  if (closed) cs::add_t1_from_z(*pq, t1, z, r1);  // Eq. 12's <ov||vv> term
+  // Eq. 12's -1/2 t_im^ef <ma||ef> without a pass over the integrals. As
+  // tau_im^ef = t_im^ef + P(ef) t_i^e t_m^f, sum_m Z_maim = -(the term) +
+  // sum_mef <ma||ef> t_i^e t_m^f, and the last sum is t_i^e G_ae.
+  if (closed) {
+    cs::add_t1_from_z(*pq, t1, z, r1);
+  } else {
+    r1["ai"] -= z["main"] * occupied_unit(t1)["nm"];
+    r1["ai"] += t1["ei"] * (*g)["ae"];
+  }
   // P(ij)P(ab) (t_im^ae W_mbej - t_i^e t_m^a <mb||ej>).
   if (closed) cs::add_ring(mo, t1, t2, *u, y, wmbej, r2);
   else r2["abij"] += t2["aeim"] * wmbej["mbej"];
