@@ -781,27 +781,24 @@ std::string previous_if(CheckpointWriter::Keep keep, const std::string& path) {
 
 }  // namespace
 
-void CheckpointWriter::commit(Keep keep) {
-  close_file();
-  const bool ok = !comm_.root() || move_into_place(tmp_path_, path_, previous_if(keep, path_));
-  // The agreement is the barrier: no rank goes on before the rename is done.
-  if (comm_.any(!ok)) fail(path_, "cannot move " + tmp_path_ + " into place");
-  committed_ = true;
-}
+void CheckpointWriter::commit(Keep keep) { start_commit(keep, {}, std::launch::deferred).finish(); }
 
 CommitInFlight CheckpointWriter::commit_in_background(Keep keep, std::function<void()> then) {
+  return start_commit(keep, std::move(then), std::launch::async);
+}
+
+CommitInFlight CheckpointWriter::start_commit(Keep keep, std::function<void()> then, std::launch when) {
   close_file();
-  committed_ = true;
-  return CommitInFlight(comm_, path_, tmp_path_, previous_if(keep, path_), std::move(then));
+  committed_ = true;  // from here on PATH.tmp is the commit's (it removes it if the rename fails)
+  return CommitInFlight(comm_, path_, tmp_path_, previous_if(keep, path_), std::move(then), when);
 }
 
 CommitInFlight::CommitInFlight(const par::Comm& comm, std::string path, std::string tmp_path, std::string kept,
-                               std::function<void()> then)
+                               std::function<void()> then, std::launch when)
     : comm_(&comm), path_(std::move(path)), tmp_path_(std::move(tmp_path)) {
   if (!comm_->root()) return;
   // Only POSIX calls and `then` on the thread: no HDF5, no MPI.
-  moved_ = std::async(std::launch::async, [tmp = tmp_path_, path = path_, kept = std::move(kept),
-                                           then = std::move(then)] {
+  moved_ = std::async(when, [tmp = tmp_path_, path = path_, kept = std::move(kept), then = std::move(then)] {
     const bool ok = move_into_place(tmp, path, kept);
     if (ok && then) then();
     return ok;

@@ -6,9 +6,10 @@
 // close the file, rank 0 fsyncs it and renames it over the old one, then the
 // ranks meet. A kill at any moment leaves the previous checkpoint intact; a
 // stale PATH.tmp from a killed run is simply overwritten. PATH.tmp starts
-// empty, or as a copy of PATH when the caller wrote PATH itself and changes
-// only some of it (the CC iterations): the writer then overwrites datasets of
-// the same shape and attributes of the same type in place.
+// empty, or as a copy of PATH (or as the checkpoint PATH replaced, kept as
+// PATH.prev) when the caller wrote PATH itself and changes only some of it
+// (the CC iterations): the writer then overwrites datasets of the same shape
+// and attributes of the same type in place.
 //
 // Every dataset carries a "checksum" attribute (HDF5 does not checksum raw
 // data) that readers verify; metadata is covered by HDF5's own checksums
@@ -136,8 +137,9 @@ class CheckpointReader {
 // of the folder) while the ranks go on: CheckpointWriter::commit_in_background.
 class CommitInFlight {
  public:
+  // std::launch::async: on a thread now; std::launch::deferred: in finish().
   CommitInFlight(const par::Comm& comm, std::string path, std::string tmp_path, std::string kept,
-                 std::function<void()> then);
+                 std::function<void()> then, std::launch when);
   // Waits for the rename and fails (CheckpointError on every rank alike) if
   // it failed; the ranks meet here, as at the end of commit(). Collective.
   void finish();
@@ -214,6 +216,7 @@ class CheckpointWriter {
 
  private:
   void close_file();
+  CommitInFlight start_commit(Keep keep, std::function<void()> then, std::launch when);
 
   const par::Comm& comm_;
   std::string path_;

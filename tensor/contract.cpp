@@ -168,7 +168,7 @@ void local_gemm(const ContractionPlan& p, const Tensor& Ac, const Tensor& Bc, Te
       const std::int64_t m = std::min(rows, M - i);
       const double* ai = a + x * M * K + (p.a.trans ? i : i * K);
       double* ci = c + x * M * N + i * N;
-      if (pad) cpad.assign(m * Np, 0.0);
+      if (pad) cpad.resize(m * Np);  // written whole by the dgemm (beta = 0)
       cblas_dgemm(CblasRowMajor, p.a.trans ? CblasTrans : CblasNoTrans, p.b.trans ? CblasTrans : CblasNoTrans,
                   static_cast<int>(m), static_cast<int>(Np), static_cast<int>(K), alpha, ai,
                   static_cast<int>(p.a.trans ? M : K), bx, static_cast<int>(p.b.trans ? K : Np), pad ? 0.0 : 1.0,

@@ -74,8 +74,11 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
       closed ? std::optional(cs::exchange_combination(tensor::spatial_block(t2), "abij", "baij", "2t2-t2"))
              : std::nullopt;
 
+  // delta_jm, for traces taken as products (F_ae's and the T1 equation's t1 <ov||vv> parts).
+  const SpinTensor unit = occupied_unit(t1);
   // Closed shell: the products of t1 with <ma|ef> that F_ae, W_mbej and R2 share.
-  const std::optional<cs::T1Ovvv> pq = closed ? std::optional(cs::t1_ovvv(mo, t1)) : std::nullopt;
+  const std::optional<cs::T1Ovvv> pq =
+      closed ? std::optional(cs::t1_ovvv(mo, t1, tensor::spatial_block(unit))) : std::nullopt;
 
   // W_mbej (Eq. 8): <mb||ej> + t_j^f <mb||ef> - t_n^b <mn||ej> - (1/2 t_jn^fb + t_j^f t_n^b) <mn||ef>,
   // its t1 <ov||vv> part first: F_ae takes its own from it (below).
@@ -98,7 +101,7 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
     // (W's term above): one pass over <ov||vv> for both, the trace a product
     // with delta_jm.
     g.emplace(SpinTensor::zeros_like(t1, "vv", {N, N}, "G_ae"));
-    (*g)["ae"] = wmbej["maej"] * occupied_unit(t1)["jm"];
+    (*g)["ae"] = wmbej["maej"] * unit["jm"];
     fae["ae"] -= (*g)["ae"];
     fae["ae"] -= 0.5 * taut["afmn"] * mo.oovv["mnef"];
     fmi["mi"] += 0.5 * taut["efin"] * mo.oovv["mnef"];
@@ -161,9 +164,9 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   // tau_im^ef = t_im^ef + P(ef) t_i^e t_m^f, sum_m Z_maim = -(the term) +
   // sum_mef <ma||ef> t_i^e t_m^f, and the last sum is t_i^e G_ae.
   if (closed) {
-    cs::add_t1_from_z(*pq, t1, z, r1);
+    cs::add_t1_from_z(*pq, t1, z, tensor::spatial_block(unit), r1);
   } else {
-    r1["ai"] -= z["main"] * occupied_unit(t1)["nm"];
+    r1["ai"] -= z["main"] * unit["nm"];
     r1["ai"] += t1["ei"] * (*g)["ae"];
   }
   // P(ij)P(ab) (t_im^ae W_mbej - t_i^e t_m^a <mb||ej>).

@@ -148,19 +148,17 @@ void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2,
 // both spins of m: sum_mf t_m^f (2 <ma|fe> - <ma|ef>) = sum_m (2 Q_maem - P_maem),
 // traces taken as contractions with the unit matrix delta_jm. One pass over
 // the integrals for each of P and Q, instead of one per term.
-T1Ovvv t1_ovvv(const MoIntegrals& mo, const SpinTensor& t1) {
+T1Ovvv t1_ovvv(const MoIntegrals& mo, const SpinTensor& t1, const Tensor& delta) {
   const Tensor& ta = spatial_block(t1);
   const Tensor& v = spatial_block(mo.ovvv);
   const int o = ta.shape().lens[1], n = ta.shape().lens[0];
   const tensor::Shape shape({o, n, n, o}, {N, N, N, N});
   T1Ovvv pq{Tensor(ta.ctx(), shape, "P_mbej"), Tensor(ta.ctx(), shape, "Q_mbej"),
-            Tensor(ta.ctx(), tensor::Shape({o, o}, {N, N}), "delta_oo"),
             Tensor(ta.ctx(), tensor::Shape({n, n}, {N, N}), "F_ae(t1)")};
   tensor::contract(1.0, v, "mbef", ta, "fj", 0.0, pq.p, "mbej");
   tensor::contract(1.0, v, "mbfe", ta, "fj", 0.0, pq.q, "mbej");
-  pq.delta.transform([](const int* idx, double& x) { x = idx[0] == idx[1] ? 1.0 : 0.0; });
-  tensor::contract(2.0, pq.q, "maej", pq.delta, "jm", 0.0, pq.f, "ae");
-  tensor::contract(-1.0, pq.p, "maej", pq.delta, "jm", 1.0, pq.f, "ae");
+  tensor::contract(2.0, pq.q, "maej", delta, "jm", 0.0, pq.f, "ae");
+  tensor::contract(-1.0, pq.p, "maej", delta, "jm", 1.0, pq.f, "ae");
   return pq;
 }
 
@@ -202,11 +200,12 @@ void add_t1_terms(const MoIntegrals& mo, const Tensor& u, const SpinTensor& fme,
 //     = sum_mef u_im^fe <ma|ef> + sum_e t_i^e sum_m (2 Q_maem - P_maem),
 // whose last part is t_i^e times F_ae's t1 part (P, Q: t1_ovvv above). So the
 // term costs two traces of Z instead of a pass over the o v^3 integrals.
-void add_t1_from_z(const T1Ovvv& pq, const SpinTensor& t1, const SpinTensor& z, SpinTensor& r1) {
+void add_t1_from_z(const T1Ovvv& pq, const SpinTensor& t1, const SpinTensor& z, const Tensor& delta,
+                   SpinTensor& r1) {
   Tensor& r = spatial_write_block(r1);
   const Tensor& zs = spatial_block(z);
-  tensor::contract(2.0, zs, "mani", pq.delta, "nm", 1.0, r, "ai");
-  tensor::contract(-1.0, zs, "main", pq.delta, "nm", 1.0, r, "ai");
+  tensor::contract(2.0, zs, "mani", delta, "nm", 1.0, r, "ai");
+  tensor::contract(-1.0, zs, "main", delta, "nm", 1.0, r, "ai");
   tensor::contract(-1.0, spatial_block(t1), "ei", pq.f, "ae", 1.0, r, "ai");
 }
 

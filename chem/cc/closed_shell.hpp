@@ -47,12 +47,13 @@ void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2,
 
 // The two products of t1 with <ma|ef> that F_ae, W_mbej and R2 share
 // (closed_shell.cpp): P_mbej = sum_f <mb|ef> t_j^f, Q_mbej = sum_f <mb|fe> t_j^f.
+// delta is the unit matrix delta_jm over the occupied orbitals (traces are
+// taken as products with it).
 struct T1Ovvv {
   Tensor p, q;
-  Tensor delta;  // delta_jm over the occupied orbitals (the traces below)
-  Tensor f;      // F_ae's t1 part: sum_m (2 Q_maem - P_maem)
+  Tensor f;  // F_ae's t1 part: sum_m (2 Q_maem - P_maem)
 };
-T1Ovvv t1_ovvv(const MoIntegrals& mo, const SpinTensor& t1);
+T1Ovvv t1_ovvv(const MoIntegrals& mo, const SpinTensor& t1, const Tensor& delta);
 // W_mbej (the spatial blocks, direct and exchanged) += P_mbej and -Q_mbej.
 void add_t1_ovvv_w(const T1Ovvv& pq, SpinTensor& wmbej);
 // R2 += P(ij)P(ab) P_jabi: the spin-orbital P(ij) t_i^e <ab||ej>.
@@ -67,7 +68,8 @@ void add_t1_terms(const MoIntegrals& mo, const Tensor& u, const SpinTensor& fme,
 // r_i^a += u_im^fe <ma|ef>, from Z_maij = sum_ef <ma|ef> tau_ij^ef (the
 // spatial block of z) and the T1Ovvv products, without a pass over <ma|ef>:
 // sum_m (2 Z_mami - Z_maim) - t_i^e F_ae(t1 part) (closed_shell.cpp).
-void add_t1_from_z(const T1Ovvv& pq, const SpinTensor& t1, const SpinTensor& z, SpinTensor& r1);
+void add_t1_from_z(const T1Ovvv& pq, const SpinTensor& t1, const SpinTensor& z, const Tensor& delta,
+                   SpinTensor& r1);
 
 // E = L_ijab (t_ij^ab + t_i^a t_j^b) (canonical orbitals: f_ia = 0).
 double energy(const MoIntegrals& mo, const Amplitudes& t);
