@@ -1,0 +1,101 @@
+// skinny_gemm (tensor/skinny_gemm.hpp) against OpenBLAS on products with few
+// columns, as the contraction's local dgemm calls them: C (M x N) += A (M x K)
+// * B (K x N), row-major, A not transposed. OpenBLAS runs the way local_gemm
+// ran it before the kernel (slabs of 384 rows when N <= 64 and M > 768). Each
+// time is the fastest of 5 calls; the yardstick is one process's 2000^3
+// dgemm, measured in the same run.
+//
+//   build/bench/tensor/bench_skinny [--sweep]
+//
+// Without --sweep: the shapes of the CCSD iterations of bench/cc (ladders and
+// the t1 products), at 1 rank. --sweep: a grid of M, N and K around the
+// thresholds of skinny_gemm_fits.
+#include <cblas.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tensor/skinny_gemm.hpp"
+
+namespace {
+
+using cyclocc::tensor::skinny_gemm;
+
+double seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+template <class F>
+double fastest(F f, int reps = 5) {
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    const double t0 = seconds();
+    f();
+    best = std::min(best, seconds() - t0);
+  }
+  return best;
+}
+
+void openblas(std::int64_t M, std::int64_t N, std::int64_t K, const double* a, const double* b, double* c) {
+  const std::int64_t rows = N <= 64 && M > 768 ? 384 : M;
+  for (std::int64_t i = 0; i < M; i += rows)
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(std::min(rows, M - i)),
+                static_cast<int>(N), static_cast<int>(K), 1.0, a + i * K, static_cast<int>(K), b,
+                static_cast<int>(N), 1.0, c + i * N, static_cast<int>(N));
+}
+
+double yardstick() {
+  const int n = 2000;
+  std::vector<double> a(n * n, 0.5), b(n * n, 0.25), c(n * n, 0.0);
+  const double t = fastest([&] {
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(), n);
+  }, 3);
+  return 2.0 * n * n * n / t / 1e9;
+}
+
+void row(const char* name, std::int64_t M, std::int64_t N, std::int64_t K, double yard) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> a(M * K), b(K * N), c(M * N, 0.0);
+  for (double& x : a) x = u(rng);
+  for (double& x : b) x = u(rng);
+  const double flops = 2.0 * M * N * K;
+  const double to = fastest([&] { openblas(M, N, K, a.data(), b.data(), c.data()); });
+  const double ts = fastest([&] { skinny_gemm(M, N, K, 1.0, a.data(), K, b.data(), N, false, c.data(), N); });
+  std::printf("%-26s %7ld %3ld %6ld  %9.3f %9.3f  %6.1f %6.1f  %5.1f%% %5.1f%%  %5.2fx  %s\n", name, (long)M, (long)N,
+              (long)K, to * 1e3, ts * 1e3, flops / to / 1e9, flops / ts / 1e9, 100 * flops / to / 1e9 / yard,
+              100 * flops / ts / 1e9 / yard, to / ts,
+              cyclocc::tensor::skinny_gemm_fits(M, N, K, false) ? "skinny" : "openblas");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool sweep = argc > 1 && std::string(argv[1]) == "--sweep";
+  const double yard = yardstick();
+  std::printf("yardstick: one process, 2000^3 dgemm, %.1f GFLOP/s\n", yard);
+  std::printf("%-26s %7s %3s %6s  %9s %9s  %6s %6s  %6s %6s  %6s  %s\n", "product", "M", "N", "K", "ms OpenBLAS",
+              "ms skinny", "GF/s", "GF/s", "%yd", "%yd", "ratio", "local_gemm takes");
+  if (!sweep) {
+    // bench/cc at 1 rank: o, v = (5, 87) H2O/aug-cc-pVTZ, (5|3, 53|55) CH2 UHF cc-pVTZ.
+    row("P5a ladder R+", 3828, 15, 3828, yard);
+    row("P5a ladder R-", 3741, 10, 3741, yard);
+    row("P5a Z+", 435, 15, 3828, yard);
+    row("P5a t1 <ov|vv>", 37845, 5, 87, yard);
+    row("P4 ladder alpha-beta", 2915, 15, 2915, yard);
+    row("P4 ladder alpha-alpha", 1378, 10, 1378, yard);
+    row("P4 ladder beta-beta", 1485, 3, 1485, yard);
+    row("P4 t1 <ov||vv> beta", 14575, 3, 55, yard);
+    return 0;
+  }
+  for (std::int64_t N : {1, 2, 3, 4, 5, 8, 12, 15, 16})
+    for (auto [M, K] : {std::pair<std::int64_t, std::int64_t>{8, 2000}, {2000, 8}, {16, 16}, {64, 64}, {300, 300},
+                        {2000, 2000}}) {
+      const std::string name = "sweep";
+      row(name.c_str(), M, N, K, yard);
+    }
+  return 0;
+}

@@ -1,0 +1,25 @@
+// A matrix product with few columns, C += alpha * A * op(B), where OpenBLAS is
+// slow: it packs all of the large A before its kernel uses each element for
+// only N products. This kernel reads A once, in place, and keeps op(B) packed
+// in L1 (skinny_gemm.cpp). The contraction's local dgemm calls it through
+// skinny_gemm_fits (tensor/contract.cpp); the tests compare it with plain loops.
+#pragma once
+
+#include <cstdint>
+
+namespace cyclocc::tensor {
+
+// Widest C the kernel takes (columns).
+constexpr std::int64_t kSkinnyMaxColumns = 16;
+
+// True when skinny_gemm computes this product (row-major A of M x K, not
+// transposed; N <= kSkinnyMaxColumns) and is faster than OpenBLAS for it.
+bool skinny_gemm_fits(std::int64_t M, std::int64_t N, std::int64_t K, bool a_trans);
+
+// C (M x N, row-major, leading dimension ldc) += alpha * A * op(B), A row-major
+// M x K with leading dimension lda; op(B) = B (K x N, ldb) or, with b_trans,
+// B^T (B stored N x K, ldb). Needs N <= kSkinnyMaxColumns.
+void skinny_gemm(std::int64_t M, std::int64_t N, std::int64_t K, double alpha, const double* A, std::int64_t lda,
+                 const double* B, std::int64_t ldb, bool b_trans, double* C, std::int64_t ldc);
+
+}  // namespace cyclocc::tensor

@@ -1,0 +1,96 @@
+// skinny_gemm (tensor/skinny_gemm.hpp) against plain loops: every column
+// count it takes, row counts around its row blocks and panels, contracted
+// lengths around its chunks of op(B), both orientations of B, strides wider
+// than the matrices, and accumulation into a C that already holds values.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "tensor/skinny_gemm.hpp"
+
+namespace cyclocc::tensor {
+namespace {
+
+struct Case {
+  std::int64_t M, N, K;
+  bool b_trans;
+};
+
+std::vector<double> random_values(std::int64_t n, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> x(n);
+  for (double& v : x) v = u(rng);
+  return x;
+}
+
+// The slow twin: C[i][j] += alpha * sum_k A[i][k] * op(B)[k][j].
+void reference(const Case& c, double alpha, const std::vector<double>& a, std::int64_t lda,
+               const std::vector<double>& b, std::int64_t ldb, std::vector<double>& out, std::int64_t ldc) {
+  for (std::int64_t i = 0; i < c.M; ++i)
+    for (std::int64_t j = 0; j < c.N; ++j) {
+      double s = 0.0;
+      for (std::int64_t k = 0; k < c.K; ++k) s += a[i * lda + k] * (c.b_trans ? b[j * ldb + k] : b[k * ldb + j]);
+      out[i * ldc + j] += alpha * s;
+    }
+}
+
+void check(const Case& c, std::mt19937_64& rng) {
+  // Leading dimensions wider than the matrices, so strides are honoured.
+  const std::int64_t lda = c.K + 3, ldc = c.N + 2;
+  const std::int64_t ldb = c.b_trans ? c.K + 1 : c.N + 5;
+  const std::vector<double> a = random_values(c.M * lda, rng);
+  const std::vector<double> b = random_values((c.b_trans ? c.N : c.K) * ldb, rng);
+  std::vector<double> got = random_values(c.M * ldc, rng);
+  std::vector<double> want = got;
+  const double alpha = -0.75;
+  reference(c, alpha, a, lda, b, ldb, want, ldc);
+  skinny_gemm(c.M, c.N, c.K, alpha, a.data(), lda, b.data(), ldb, c.b_trans, got.data(), ldc);
+  // Sums of K products of values in [-1, 1], in another order.
+  const double tol = 1e-15 * static_cast<double>(c.K + 4);
+  for (std::int64_t i = 0; i < c.M; ++i)
+    for (std::int64_t j = 0; j < ldc; ++j) {
+      const std::int64_t at = i * ldc + j;
+      ASSERT_NEAR(got[at], want[at], tol) << "M " << c.M << " N " << c.N << " K " << c.K << " b_trans "
+                                          << c.b_trans << " at " << i << "," << j;
+    }
+}
+
+TEST(SkinnyGemm, MatchesPlainLoopsForEveryColumnCount) {
+  if (!skinny_gemm_fits(64, 4, 64, false)) GTEST_SKIP() << "built without AVX2 and FMA";
+  std::mt19937_64 rng(20261124);
+  // Rows: a partial row block, a few blocks, more than one panel of the
+  // widest rows (16 x 8 = 128) with a ragged end. Contracted: inside one
+  // chunk of op(B), and across chunks (256 rows of op(B) for 16 columns,
+  // 1024 for 4) with a ragged end.
+  for (std::int64_t N = 1; N <= kSkinnyMaxColumns; ++N)
+    for (std::int64_t M : {1, 5, 9, 131})
+      for (std::int64_t K : {1, 37, 1100})
+        for (bool t : {false, true}) check({M, N, K, t}, rng);
+}
+
+TEST(SkinnyGemm, ZeroColumnsOfPaddingNeverReachC) {
+  if (!skinny_gemm_fits(64, 4, 64, false)) GTEST_SKIP() << "built without AVX2 and FMA";
+  // C's columns beyond N (inside ldc) keep their values: check() compares
+  // every column up to ldc, and here a NaN beside C would show any write.
+  const std::int64_t M = 20, N = 3, K = 50, ldc = 4;
+  std::vector<double> a(M * K, 1.0), b(K * N, 1.0), c(M * ldc, 0.0);
+  for (std::int64_t i = 0; i < M; ++i) c[i * ldc + 3] = std::nan("");
+  skinny_gemm(M, N, K, 1.0, a.data(), K, b.data(), N, false, c.data(), ldc);
+  for (std::int64_t i = 0; i < M; ++i) {
+    for (std::int64_t j = 0; j < N; ++j) EXPECT_EQ(c[i * ldc + j], 50.0);
+    EXPECT_TRUE(std::isnan(c[i * ldc + 3]));
+  }
+}
+
+TEST(SkinnyGemm, TakesOnlyProductsItIsMadeFor) {
+  EXPECT_FALSE(skinny_gemm_fits(1000, kSkinnyMaxColumns + 1, 1000, false));
+  EXPECT_FALSE(skinny_gemm_fits(1000, 8, 1000, true));  // A transposed: OpenBLAS
+  EXPECT_FALSE(skinny_gemm_fits(1000, 0, 1000, false));
+  EXPECT_FALSE(skinny_gemm_fits(16, 4, 1000, false));  // few rows: OpenBLAS
+}
+
+}  // namespace
+}  // namespace cyclocc::tensor
