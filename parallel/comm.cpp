@@ -71,8 +71,8 @@ std::vector<std::int64_t> Comm::allgather(std::int64_t x) const {
 }
 
 template <class T>
-std::vector<T> Comm::exchange(const std::vector<T>& send, const std::vector<std::int64_t>& send_counts,
-                              std::vector<std::int64_t>& recv_counts, MPI_Datatype type) const {
+Buffer<T> Comm::exchange(std::span<const T> send, const std::vector<std::int64_t>& send_counts,
+                         std::vector<std::int64_t>& recv_counts, MPI_Datatype type) const {
   const int p = size_;
   if (static_cast<int>(send_counts.size()) != p) throw std::logic_error("alltoallv: send_counts size");
   recv_counts.assign(static_cast<std::size_t>(p), 0);
@@ -94,19 +94,17 @@ std::vector<T> Comm::exchange(const std::vector<T>& send, const std::vector<std:
       counters_->words_received += recv_counts[r];
     }
   }
-  std::vector<T> recv(static_cast<std::size_t>(ro));
+  Buffer<T> recv(static_cast<std::size_t>(ro));
   MPI_Alltoallv(send.data(), sc.data(), sd.data(), type, recv.data(), rc.data(), rd.data(), type, comm_);
   return recv;
 }
 
-std::vector<double> Comm::alltoallv(const std::vector<double>& send,
-                                    const std::vector<std::int64_t>& send_counts,
-                                    std::vector<std::int64_t>& recv_counts) const {
+Buffer<double> Comm::alltoallv(std::span<const double> send, const std::vector<std::int64_t>& send_counts,
+                               std::vector<std::int64_t>& recv_counts) const {
   return exchange(send, send_counts, recv_counts, MPI_DOUBLE);
 }
-std::vector<std::int64_t> Comm::alltoallv(const std::vector<std::int64_t>& send,
-                                          const std::vector<std::int64_t>& send_counts,
-                                          std::vector<std::int64_t>& recv_counts) const {
+Buffer<std::int64_t> Comm::alltoallv(std::span<const std::int64_t> send, const std::vector<std::int64_t>& send_counts,
+                                     std::vector<std::int64_t>& recv_counts) const {
   return exchange(send, send_counts, recv_counts, MPI_INT64_T);
 }
 

@@ -9,9 +9,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "parallel/buffer.hpp"
 #include "parallel/stats.hpp"
 
 namespace cyclocc::par {
@@ -48,13 +50,12 @@ class Comm {
   // back to back with send_counts[r] values for rank r. Returns the received
   // values back to back, with recv_counts filled in. Words to and from this
   // rank itself are copied and not counted as moved.
-  std::vector<double> alltoallv(const std::vector<double>& send,
-                                const std::vector<std::int64_t>& send_counts,
-                                std::vector<std::int64_t>& recv_counts) const;
+  // The received values are the only content of the returned buffer.
+  Buffer<double> alltoallv(std::span<const double> send, const std::vector<std::int64_t>& send_counts,
+                           std::vector<std::int64_t>& recv_counts) const;
   // The same exchange for 64-bit integers (keys of sparse reads and writes).
-  std::vector<std::int64_t> alltoallv(const std::vector<std::int64_t>& send,
-                                      const std::vector<std::int64_t>& send_counts,
-                                      std::vector<std::int64_t>& recv_counts) const;
+  Buffer<std::int64_t> alltoallv(std::span<const std::int64_t> send, const std::vector<std::int64_t>& send_counts,
+                                 std::vector<std::int64_t>& recv_counts) const;
 
   // Words moved by this rank since construction (sent to / received from others).
   std::int64_t words_sent() const { return counters_->words_sent; }
@@ -69,8 +70,8 @@ class Comm {
     Stats stats;
   };
   template <class T>
-  std::vector<T> exchange(const std::vector<T>& send, const std::vector<std::int64_t>& send_counts,
-                          std::vector<std::int64_t>& recv_counts, MPI_Datatype type) const;
+  Buffer<T> exchange(std::span<const T> send, const std::vector<std::int64_t>& send_counts,
+                     std::vector<std::int64_t>& recv_counts, MPI_Datatype type) const;
 
   MPI_Comm comm_;
   int rank_ = 0;

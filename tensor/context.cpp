@@ -1,13 +1,15 @@
 #include "tensor/context.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "parallel/comm.hpp"
 #include "tensor/contract.hpp"
 
 namespace cyclocc::tensor {
 
-Context::Context(const par::Comm& comm) : comm_(comm), rank_(comm.rank()), nranks_(comm.size()) {}
+Context::Context(const par::Comm& comm)
+    : comm_(comm), rank_(comm.rank()), nranks_(comm.size()), poison_unset_(std::getenv("CYCLOCC_POISON_UNSET") != nullptr) {}
 Context::~Context() = default;
 
 double Context::sum_over_ranks(double x) const { return comm_.allreduce_sum(x); }

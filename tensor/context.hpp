@@ -55,6 +55,12 @@ class Context {
   // nothing taken, when that would exceed the budget.
   bool reserve_program_bytes(std::int64_t bytes);
 
+  // Whether tensors made Tensor::Unset start as NaN rather than unset, so
+  // that reading an element before it is written shows in the results. Set
+  // from the environment variable CYCLOCC_POISON_UNSET (the MPI tests' main
+  // sets it); off in production.
+  bool poison_unset() const { return poison_unset_; }
+
  private:
   const par::Comm& comm_;
   int rank_ = 0;
@@ -65,6 +71,7 @@ class Context {
   std::unordered_map<std::string, std::shared_ptr<const void>> extensions_;
   std::int64_t program_budget_ = std::int64_t{256} << 20;
   std::int64_t program_bytes_ = 0;
+  bool poison_unset_ = false;
 };
 
 // While it lives, the context keeps no new redistribution programs: for

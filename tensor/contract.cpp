@@ -62,8 +62,8 @@ class Prepared {
     }
     std::shared_ptr<Tensor> result = refined_;
     if (!op.alias) {
-      result = std::make_shared<Tensor>(T.ctx(), op.mat_shape, op.mat_map);
-      remap(*src, *result, op.perm, 1.0);
+      result = std::make_shared<Tensor>(T.ctx(), op.mat_shape, op.mat_map, Tensor::Unset{});
+      remap(*src, *result, op.perm, 1.0, false, true);
     }
     keep(op, T, result);
   }
@@ -72,8 +72,8 @@ class Prepared {
  private:
   // T moves as it is (packed) to A_c's mapping, then unpacks locally.
   void packed_first(const OperandPlan& op, const Tensor& T) {
-    Tensor moved(T.ctx(), T.shape(), *op.packed_first, T.name());
-    remap(T, moved, identity_perm(T.order()), 1.0);
+    Tensor moved(T.ctx(), T.shape(), *op.packed_first, Tensor::Unset{}, T.name());
+    remap(T, moved, identity_perm(T.order()), 1.0, false, true);
     if (!fused(op, moved, T)) throw std::logic_error("contract: a packed operand's layouts are not local");
   }
 
@@ -129,9 +129,10 @@ std::vector<double> with_zero_column(const double* b, std::int64_t K, std::int64
   return out;
 }
 
-// C_c[h] += alpha * A_c[h] * B_c[h] for every batch index h, one dgemm each
-// (or one per slab of rows, see below).
-void local_gemm(const ContractionPlan& p, const Tensor& Ac, const Tensor& Bc, Tensor& Cc, double alpha) {
+// C_c[h] = beta * C_c[h] + alpha * A_c[h] * B_c[h] for every batch index h,
+// one dgemm each (or one per slab of rows, see below); beta is 0 (C_c is not
+// read: it may be unset) or 1.
+void local_gemm(const ContractionPlan& p, const Tensor& Ac, const Tensor& Bc, Tensor& Cc, double alpha, double beta) {
   const auto& ea = Ac.layout().extent();
   const auto& eb = Bc.layout().extent();
   const auto& ec = Cc.layout().extent();
@@ -142,14 +143,19 @@ void local_gemm(const ContractionPlan& p, const Tensor& Ac, const Tensor& Bc, Te
   const std::int64_t K = p.a.trans ? product(ea, h, h + p.n_k) : product(ea, h + p.n_i, h + p.n_i + p.n_k);
   const std::int64_t Kb = p.b.trans ? product(eb, h + p.n_j, h + p.n_j + p.n_k) : product(eb, h, h + p.n_k);
   if (K != Kb || product(ea, 0, h) != H || product(eb, 0, h) != H) throw std::logic_error("contract: local sizes differ");
-  if (H == 0 || M == 0 || N == 0 || K == 0) return;
+  if (H == 0 || M == 0 || N == 0) return;
+  double* c = Cc.data().data();
+  if (K == 0) {
+    if (beta == 0.0) std::fill(c, c + H * M * N, 0.0);
+    return;
+  }
   const double* a = Ac.data().data();
   const double* b = Bc.data().data();
-  double* c = Cc.data().data();
   // Few columns: the kernel that reads A in place (skinny_gemm.hpp).
   if (skinny_gemm_fits(M, N, K, p.a.trans)) {
     for (std::int64_t x = 0; x < H; ++x)
-      skinny_gemm(M, N, K, alpha, a + x * M * K, K, b + x * K * N, p.b.trans ? K : N, p.b.trans, c + x * M * N, N);
+      skinny_gemm(M, N, K, alpha, a + x * M * K, K, b + x * K * N, p.b.trans ? K : N, p.b.trans, beta,
+                  c + x * M * N, N);
     return;
   }
   // With few columns (N) and many rows, OpenBLAS packs slabs of A larger
@@ -178,11 +184,11 @@ void local_gemm(const ContractionPlan& p, const Tensor& Ac, const Tensor& Bc, Te
       if (pad) cpad.resize(m * Np);  // written whole by the dgemm (beta = 0)
       cblas_dgemm(CblasRowMajor, p.a.trans ? CblasTrans : CblasNoTrans, p.b.trans ? CblasTrans : CblasNoTrans,
                   static_cast<int>(m), static_cast<int>(Np), static_cast<int>(K), alpha, ai,
-                  static_cast<int>(p.a.trans ? M : K), bx, static_cast<int>(p.b.trans ? K : Np), pad ? 0.0 : 1.0,
+                  static_cast<int>(p.a.trans ? M : K), bx, static_cast<int>(p.b.trans ? K : Np), pad ? 0.0 : beta,
                   pad ? cpad.data() : ci, static_cast<int>(Np));
       if (!pad) continue;
       for (std::int64_t r = 0; r < m; ++r)
-        for (std::int64_t q = 0; q < N; ++q) ci[r * N + q] += cpad[r * Np + q];
+        for (std::int64_t q = 0; q < N; ++q) ci[r * N + q] = (beta == 0.0 ? 0.0 : ci[r * N + q]) + cpad[r * Np + q];
     }
   }
 }
@@ -217,8 +223,8 @@ void move_packed_output(const ContractionPlan& p, const Tensor& cc, Tensor& C) {
     remap(mid, C, m.back, 1.0);
     return;
   }
-  Tensor moved(ctx, m.shape, C.mapping());
-  remap(mid, moved, identity_perm(C.order()), 1.0);
+  Tensor moved(ctx, m.shape, C.mapping(), Tensor::Unset{});
+  remap(mid, moved, identity_perm(C.order()), 1.0, false, true);
   relabel(moved, C, m.back, 1.0);
 }
 
@@ -253,12 +259,12 @@ void contract(double alpha, const Tensor& A0, const std::string& la, const Tenso
   double gemm_seconds = 0;
   if (plan->c_direct) {
     const double g0 = now();
-    local_gemm(*plan, *ac, *bc, C, alpha * plan->factor);
+    local_gemm(*plan, *ac, *bc, C, alpha * plan->factor, 1.0);
     gemm_seconds = now() - g0;
   } else {
-    Tensor cc(C.ctx(), plan->c_mat_shape, plan->c_mat_map);
+    Tensor cc(C.ctx(), plan->c_mat_shape, plan->c_mat_map, Tensor::Unset{});
     const double g0 = now();
-    local_gemm(*plan, *ac, *bc, cc, alpha * plan->factor);
+    local_gemm(*plan, *ac, *bc, cc, alpha * plan->factor, 0.0);
     gemm_seconds = now() - g0;
     if (plan->c_mid) {
       move_packed_output(*plan, cc, C);
@@ -272,8 +278,10 @@ void contract(double alpha, const Tensor& A0, const std::string& la, const Tenso
       if (at) {
         relabel_from(cc, *ref, *at, C, plan->c_q, 1.0);
       } else {
-        Tensor c2(C.ctx(), plan->c_ref_shape, C.mapping());
-        remap(cc, c2, plan->c_perm, 1.0, plan->partial);
+        // Partial sums add up in c2; otherwise every element is assigned.
+        Tensor c2 = plan->partial ? Tensor(C.ctx(), plan->c_ref_shape, C.mapping())
+                                  : Tensor(C.ctx(), plan->c_ref_shape, C.mapping(), Tensor::Unset{});
+        remap(cc, c2, plan->c_perm, 1.0, plan->partial, !plan->partial);
         relabel(c2, C, plan->c_q, 1.0);
       }
     }
@@ -349,8 +357,8 @@ void sum(double alpha, const Tensor& A, const std::string& la, double beta, Tens
   if (bs == lb && shape_of(br, len) == B.shape()) {
     remap(*src, B, positions(as, lb), alpha);
   } else {
-    Tensor b2(B.ctx(), shape_of(br, len), B.mapping());
-    remap(*src, b2, positions(as, bs), 1.0);
+    Tensor b2(B.ctx(), shape_of(br, len), B.mapping(), Tensor::Unset{});
+    remap(*src, b2, positions(as, bs), 1.0, false, true);
     relabel(b2, B, positions(bs, lb), alpha);
   }
   par::OpRecord rec;

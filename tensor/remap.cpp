@@ -565,14 +565,15 @@ Moves moves_of(std::vector<std::int32_t> from, std::vector<std::int32_t> to) {
   return m;
 }
 
-// y[to] += alpha * x[from] over the moves (or y[to] = x[from] unless add).
+// y[to] += alpha * x[from] over the moves (or y[to] = alpha * x[from] unless add).
 void apply_moves(const Moves& m, const double* x, double* y, double alpha, bool add) {
   const std::int32_t* f = m.from.data();
   const std::int32_t* t = m.to.data();
   const std::size_t n = m.from.size();
   if (m.len.empty()) {
     if (add) for (std::size_t k = 0; k < n; ++k) y[t[k]] += alpha * x[f[k]];
-    else for (std::size_t k = 0; k < n; ++k) y[t[k]] = x[f[k]];
+    else if (alpha == 1.0) for (std::size_t k = 0; k < n; ++k) y[t[k]] = x[f[k]];
+    else for (std::size_t k = 0; k < n; ++k) y[t[k]] = alpha * x[f[k]];
     return;
   }
   const std::int32_t* len = m.len.data();
@@ -581,7 +582,7 @@ void apply_moves(const Moves& m, const double* x, double* y, double alpha, bool 
     double* ys = y + t[r];
     const std::int32_t l = len[r];
     if (add) for (std::int32_t k = 0; k < l; ++k) ys[k] += alpha * xs[k];
-    else for (std::int32_t k = 0; k < l; ++k) ys[k] = xs[k];
+    else for (std::int32_t k = 0; k < l; ++k) ys[k] = alpha * xs[k];
   }
 }
 
@@ -630,15 +631,15 @@ RemapProgram remap_program(const Layout& X, const Layout& Y, const std::vector<i
   return p;
 }
 
-void run_program(const RemapProgram& p, const par::Comm& comm, const double* x, double* y, double alpha) {
-  apply_moves(p.local, x, y, alpha, true);
+void run_program(const RemapProgram& p, const par::Comm& comm, const double* x, double* y, double alpha, bool add) {
+  apply_moves(p.local, x, y, alpha, add);
   if (comm.size() == 1) return;
-  std::vector<double> send(static_cast<std::size_t>(p.send_size));
+  par::Buffer<double> send(static_cast<std::size_t>(p.send_size));
   apply_moves(p.send, x, send.data(), 1.0, false);
   std::vector<std::int64_t> recv_counts;
   const auto recv = comm.alltoallv(send, p.send_counts, recv_counts);
   if (static_cast<std::int64_t>(recv.size()) != p.recv_size) throw std::logic_error("remap: received other than planned");
-  apply_moves(p.recv, recv.data(), y, alpha, true);
+  apply_moves(p.recv, recv.data(), y, alpha, add);
 }
 
 // The program for these layouts (the context's own, so their addresses name
@@ -674,17 +675,18 @@ const RemapProgram* cached_program(Context& ctx, const Layout& X, const Layout& 
 
 }  // namespace
 
-void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double alpha, bool partial) {
+void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double alpha, bool partial, bool assign) {
   const Layout& X = Xt.layout();
   const Layout& Y = Yt.layout();
   check_remap_perm(X, Y, perm);
+  if (assign && partial) throw std::logic_error("remap: partial sums cannot be assigned");
   const par::Comm& comm = Yt.ctx().comm();
   const int P = comm.size();
   const int me = comm.rank();
   auto& ydata = Yt.data();
   const auto& xdata = Xt.data();
   if (const RemapProgram* p = cached_program(Yt.ctx(), X, Y, perm, partial))
-    return run_program(*p, comm, xdata.data(), ydata.data(), alpha);
+    return run_program(*p, comm, xdata.data(), ydata.data(), alpha, !assign);
 
   // Once: the sender delivers its own elements and lists the others by destination.
   std::vector<std::vector<std::pair<std::int64_t, double>>> out(P);
@@ -696,7 +698,7 @@ void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double al
   std::vector<std::int64_t> last(P, -1);
   sender_walk(X, Y, perm, partial, me, [&](int d, std::int64_t off, std::int64_t i) {
     if (d == me) {
-      ydata[off] += alpha * xdata[i];
+      ydata[off] = (assign ? 0.0 : ydata[off]) + alpha * xdata[i];
       return;
     }
     if (off < last[d]) sorted[d] = 0;
@@ -721,7 +723,8 @@ void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double al
   const auto recv = comm.alltoallv(send, send_counts, recv_counts);
   std::vector<std::int64_t> next(P, 0);
   for (int s = 1; s < P; ++s) next[s] = next[s - 1] + recv_counts[s - 1];
-  receiver_walk(X, Y, perm, partial, me, [&](int s, std::int64_t i) { ydata[i] += alpha * recv[next[s]++]; });
+  receiver_walk(X, Y, perm, partial, me,
+                [&](int s, std::int64_t i) { ydata[i] = (assign ? 0.0 : ydata[i]) + alpha * recv[next[s]++]; });
 }
 
 std::shared_ptr<const OffsetParts> local_offset_parts(Context& ctx, const Layout& X, const Layout& Y,

@@ -24,7 +24,10 @@
 
 namespace cyclocc::tensor {
 
-void remap(const Tensor& X, Tensor& Y, const std::vector<int>& perm, double alpha, bool partial = false);
+// With `assign` (not with partial), Y = alpha * X: every element of Y gets
+// its value, so Y may start unset (Tensor::Unset).
+void remap(const Tensor& X, Tensor& Y, const std::vector<int>& perm, double alpha, bool partial = false,
+           bool assign = false);
 
 // words[s * P + r]: values rank s sends to rank r (s != r).
 std::vector<std::int64_t> remap_traffic(const Layout& X, const Layout& Y, const std::vector<int>& perm,

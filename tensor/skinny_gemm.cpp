@@ -106,7 +106,7 @@ constexpr int rows_for(int nv) { return nv == 4 ? 3 : nv == 3 ? 4 : nv == 2 ? 6 
 
 template <int NV>
 void skinny(std::int64_t M, std::int64_t N, std::int64_t K, double alpha, const double* A, std::int64_t lda,
-            const double* B, std::int64_t ldb, bool b_trans, double* C, std::int64_t ldc) {
+            const double* B, std::int64_t ldb, bool b_trans, bool add, double* C, std::int64_t ldc) {
   constexpr int W = 4 * NV, R = rows_for(NV);
   constexpr std::int64_t kc = 4096 / W;  // a chunk of Bp: 32 KB
   constexpr std::int64_t P = 16 * R;     // rows of A per panel
@@ -124,7 +124,10 @@ void skinny(std::int64_t M, std::int64_t N, std::int64_t K, double alpha, const 
       for (; r < rows; ++r) rows_times_chunk<NV, 1>(a + r * lda, lda, bp.data() + k0 * W, kk, &t[r * W]);
     }
     for (std::int64_t r = 0; r < rows; ++r)
-      for (std::int64_t j = 0; j < N; ++j) C[(i0 + r) * ldc + j] += alpha * t[r * W + j];
+      for (std::int64_t j = 0; j < N; ++j) {
+        double& c = C[(i0 + r) * ldc + j];
+        c = (add ? c : 0.0) + alpha * t[r * W + j];
+      }
   }
 }
 
@@ -145,13 +148,15 @@ bool skinny_gemm_fits(std::int64_t M, std::int64_t N, std::int64_t K, bool a_tra
 }
 
 void skinny_gemm(std::int64_t M, std::int64_t N, std::int64_t K, double alpha, const double* A, std::int64_t lda,
-                 const double* B, std::int64_t ldb, bool b_trans, double* C, std::int64_t ldc) {
+                 const double* B, std::int64_t ldb, bool b_trans, double beta, double* C, std::int64_t ldc) {
+  if (beta != 0.0 && beta != 1.0) throw std::logic_error("skinny_gemm: beta must be 0 or 1");
 #ifdef CYCLOCC_SKINNY_AVX2
+  const bool add = beta == 1.0;
   switch ((N + 3) / 4) {
-    case 1: return skinny<1>(M, N, K, alpha, A, lda, B, ldb, b_trans, C, ldc);
-    case 2: return skinny<2>(M, N, K, alpha, A, lda, B, ldb, b_trans, C, ldc);
-    case 3: return skinny<3>(M, N, K, alpha, A, lda, B, ldb, b_trans, C, ldc);
-    case 4: return skinny<4>(M, N, K, alpha, A, lda, B, ldb, b_trans, C, ldc);
+    case 1: return skinny<1>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+    case 2: return skinny<2>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+    case 3: return skinny<3>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+    case 4: return skinny<4>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
   }
 #else
   (void)M, (void)K, (void)alpha, (void)A, (void)lda, (void)B, (void)ldb, (void)b_trans, (void)C, (void)ldc;

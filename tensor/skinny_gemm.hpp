@@ -16,10 +16,11 @@ constexpr std::int64_t kSkinnyMaxColumns = 16;
 // transposed; N <= kSkinnyMaxColumns) and is faster than OpenBLAS for it.
 bool skinny_gemm_fits(std::int64_t M, std::int64_t N, std::int64_t K, bool a_trans);
 
-// C (M x N, row-major, leading dimension ldc) += alpha * A * op(B), A row-major
-// M x K with leading dimension lda; op(B) = B (K x N, ldb) or, with b_trans,
-// B^T (B stored N x K, ldb). Needs N <= kSkinnyMaxColumns.
+// C (M x N, row-major, leading dimension ldc) = beta * C + alpha * A * op(B),
+// A row-major M x K with leading dimension lda; op(B) = B (K x N, ldb) or,
+// with b_trans, B^T (B stored N x K, ldb). beta is 0 (C is not read) or 1.
+// Needs N <= kSkinnyMaxColumns.
 void skinny_gemm(std::int64_t M, std::int64_t N, std::int64_t K, double alpha, const double* A, std::int64_t lda,
-                 const double* B, std::int64_t ldb, bool b_trans, double* C, std::int64_t ldc);
+                 const double* B, std::int64_t ldb, bool b_trans, double beta, double* C, std::int64_t ldc);
 
 }  // namespace cyclocc::tensor

@@ -2,6 +2,7 @@
 #include "tensor/tensor.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -28,6 +29,13 @@ Tensor::Tensor(Context& ctx, Shape shape, std::string name)
 Tensor::Tensor(Context& ctx, Shape shape, const Mapping& map, std::string name)
     : ctx_(&ctx), layout_(ctx.layout(shape, map)), name_(std::move(name)) {
   data_.assign(static_cast<std::size_t>(layout_->local_size()), 0.0);
+  zero_ = true;
+}
+
+Tensor::Tensor(Context& ctx, Shape shape, const Mapping& map, Unset, std::string name)
+    : ctx_(&ctx), layout_(ctx.layout(shape, map)), data_(static_cast<std::size_t>(layout_->local_size())),
+      name_(std::move(name)) {
+  if (ctx.poison_unset()) std::fill(data_.begin(), data_.end(), std::numeric_limits<double>::quiet_NaN());
 }
 
 Tensor Tensor::zeros_like(const Tensor& like, std::string name) {
@@ -39,8 +47,8 @@ void Tensor::redistribute(const Mapping& map) {
   const auto t0 = std::chrono::steady_clock::now();
   const par::Comm& comm = ctx().comm();
   const std::int64_t w0 = comm.words_sent() + comm.words_received();
-  Tensor y(ctx(), shape(), map, name_);
-  remap(*this, y, identity_perm(order()), 1.0);
+  Tensor y(ctx(), shape(), map, Unset{}, name_);
+  remap(*this, y, identity_perm(order()), 1.0, false, true);
   layout_ = y.layout_;
   data_.swap(y.data_);
   par::OpRecord rec;
@@ -157,6 +165,7 @@ void Tensor::write(const std::vector<std::int64_t>& keys, const std::vector<doub
                    double beta) {
   if (keys.size() != values.size()) throw std::invalid_argument("write: keys and values differ in length");
   if (beta != 1.0) scale(beta);
+  zero_ = false;
   const Layout& L = *layout_;
   const int P = ctx().nranks();
   const std::int64_t n = shape().packed_size();
@@ -226,18 +235,23 @@ std::vector<double> Tensor::read(const std::vector<std::int64_t>& keys) const {
 }
 
 void Tensor::fill_random(std::uint64_t seed) {
+  zero_ = false;
   const Shape& s = shape();
   walk_indices(*layout_, [&](const int* x, std::int64_t i) { data_[i] = random_value(seed, packed_index(s, x)); });
 }
 
-void Tensor::set_zero() { std::fill(data_.begin(), data_.end(), 0.0); }
+void Tensor::set_zero() {
+  std::fill(data_.begin(), data_.end(), 0.0);
+  zero_ = true;
+}
 
 void Tensor::scale(double alpha) {
-  if (alpha == 0.0) return set_zero();
+  if (alpha == 0.0) return zero_ ? void() : set_zero();
   for (double& v : data_) v *= alpha;
 }
 
 void Tensor::transform(const std::function<void(const int*, double&)>& f) {
+  zero_ = false;
   walk_indices(*layout_, [&](const int* x, std::int64_t i) { f(x, data_[i]); });
 }
 
@@ -305,7 +319,6 @@ std::vector<double> Tensor::export_slab() const {
   const Layout& L = *layout_;
   const int P = ctx().nranks();
   std::vector<std::int64_t> counts(P, 0);
-  const std::vector<double> none;
   if (L.first_replica()) {
     // Local order is canonical order: the data goes out as it is, each
     // destination's part sorted; only the counts are needed.
@@ -326,7 +339,8 @@ std::vector<double> Tensor::export_slab() const {
     }
   }
   std::vector<std::int64_t> rc;
-  const auto recv = ctx().comm().alltoallv(L.first_replica() ? data_ : none, counts, rc);
+  const auto recv =
+      ctx().comm().alltoallv(L.first_replica() ? std::span<const double>(data_) : std::span<const double>(), counts, rc);
   std::vector<std::int64_t> next(P, 0);
   for (int s = 1; s < P; ++s) next[s] = next[s - 1] + rc[s - 1];
   const std::int64_t b = slab_begin(ctx().rank()), e = slab_begin(ctx().rank() + 1);
@@ -344,6 +358,7 @@ std::vector<double> Tensor::export_slab() const {
 }
 
 void Tensor::import_slab(const std::vector<double>& slab) {
+  zero_ = false;
   const Layout& L = *layout_;
   const int P = ctx().nranks();
   const std::int64_t b = slab_begin(ctx().rank()), e = slab_begin(ctx().rank() + 1);
@@ -387,7 +402,8 @@ std::vector<double> Tensor::gather_all() const {
   std::vector<std::int64_t> counts(P, static_cast<std::int64_t>(slab.size())), rc;
   std::vector<double> send;
   for (int r = 0; r < P; ++r) send.insert(send.end(), slab.begin(), slab.end());
-  return ctx().comm().alltoallv(send, counts, rc);
+  const auto all = ctx().comm().alltoallv(send, counts, rc);
+  return std::vector<double>(all.begin(), all.end());
 }
 
 }  // namespace cyclocc::tensor

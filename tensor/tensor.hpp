@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "parallel/buffer.hpp"
 #include "tensor/context.hpp"
 #include "tensor/layout.hpp"
 #include "tensor/shape.hpp"
@@ -20,6 +21,9 @@ namespace cyclocc::tensor {
 class Tensor;
 template <class T>
 class IndexedT;
+
+// A tensor's local elements (constructors zero them; see Tensor).
+using TensorData = par::Buffer<double>;
 using Indexed = IndexedT<Tensor>;
 
 class Tensor {
@@ -29,6 +33,11 @@ class Tensor {
   Tensor(Context& ctx, Shape shape, const Mapping& map, std::string name = "");
   // A zero tensor with the same shape and mapping as `like`.
   static Tensor zeros_like(const Tensor& like, std::string name = "");
+  // For the tensor layer's own temporaries that are written whole before they
+  // are read (a remap with assign, a dgemm with beta = 0): the elements start
+  // unset instead of zero, which saves a pass over them.
+  struct Unset {};
+  Tensor(Context& ctx, Shape shape, const Mapping& map, Unset, std::string name = "");
 
   Context& ctx() const { return *ctx_; }
   const Shape& shape() const { return layout_->shape(); }
@@ -40,11 +49,12 @@ class Tensor {
   void set_name(std::string n) { name_ = std::move(n); }
 
   // Writing through data() ends constancy (below).
-  std::vector<double>& data() {
+  TensorData& data() {
     if (constant_) set_constant(false);
+    zero_ = false;
     return data_;
   }
-  const std::vector<double>& data() const { return data_; }
+  const TensorData& data() const { return data_; }
 
   // A constant tensor (e.g. the integrals) keeps the copies of itself that
   // contractions prepare (unpacked, redistributed into their matrix layout),
@@ -105,7 +115,8 @@ class Tensor {
  private:
   Context* ctx_;
   std::shared_ptr<const Layout> layout_;
-  std::vector<double> data_;
+  TensorData data_;
+  bool zero_ = false;  // known to hold zeros only (so that scale(0) has nothing to do)
   std::string name_;
   bool constant_ = false;
   mutable std::shared_ptr<std::map<std::string, std::shared_ptr<const Tensor>>> prepared_;

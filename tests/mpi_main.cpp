@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "parallel/comm.hpp"
 #include "tests/mpi_world.hpp"
@@ -34,6 +35,9 @@ par::Comm& world() { return environment->world(); }
 }  // namespace cyclocc::test
 
 int main(int argc, char** argv) {
+  // Tensors the tensor layer leaves unset start as NaN (tensor/context.hpp),
+  // so a read before the write fails the tests' comparisons.
+  ::setenv("CYCLOCC_POISON_UNSET", "1", 1);
   cyclocc::par::Environment env(&argc, &argv);
   environment = &env;
   ::testing::InitGoogleTest(&argc, argv);

@@ -64,7 +64,7 @@ void row(const char* name, std::int64_t M, std::int64_t N, std::int64_t K, doubl
   for (double& x : b) x = u(rng);
   const double flops = 2.0 * M * N * K;
   const double to = fastest([&] { openblas(M, N, K, a.data(), b.data(), c.data()); });
-  const double ts = fastest([&] { skinny_gemm(M, N, K, 1.0, a.data(), K, b.data(), N, false, c.data(), N); });
+  const double ts = fastest([&] { skinny_gemm(M, N, K, 1.0, a.data(), K, b.data(), N, false, 1.0, c.data(), N); });
   std::printf("%-26s %7ld %3ld %6ld  %9.3f %9.3f  %6.1f %6.1f  %5.1f%% %5.1f%%  %5.2fx  %s\n", name, (long)M, (long)N,
               (long)K, to * 1e3, ts * 1e3, flops / to / 1e9, flops / ts / 1e9, 100 * flops / to / 1e9 / yard,
               100 * flops / ts / 1e9 / yard, to / ts,

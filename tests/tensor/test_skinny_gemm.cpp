@@ -1,7 +1,8 @@
 // skinny_gemm (tensor/skinny_gemm.hpp) against plain loops: every column
 // count it takes, row counts around its row blocks and panels, contracted
 // lengths around its chunks of op(B), both orientations of B, strides wider
-// than the matrices, and accumulation into a C that already holds values.
+// than the matrices, accumulation into a C that already holds values (beta 1)
+// and overwriting a C that holds NaN (beta 0).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,6 +18,7 @@ namespace {
 struct Case {
   std::int64_t M, N, K;
   bool b_trans;
+  double beta = 1.0;  // 0: C starts as NaN and must be overwritten
 };
 
 std::vector<double> random_values(std::int64_t n, std::mt19937_64& rng) {
@@ -44,10 +46,16 @@ void check(const Case& c, std::mt19937_64& rng) {
   const std::vector<double> a = random_values(c.M * lda, rng);
   const std::vector<double> b = random_values((c.b_trans ? c.N : c.K) * ldb, rng);
   std::vector<double> got = random_values(c.M * ldc, rng);
+  if (c.beta == 0.0)
+    for (std::int64_t i = 0; i < c.M; ++i)
+      for (std::int64_t j = 0; j < c.N; ++j) got[i * ldc + j] = std::nan("");
   std::vector<double> want = got;
+  if (c.beta == 0.0)
+    for (std::int64_t i = 0; i < c.M; ++i)
+      for (std::int64_t j = 0; j < c.N; ++j) want[i * ldc + j] = 0.0;
   const double alpha = -0.75;
   reference(c, alpha, a, lda, b, ldb, want, ldc);
-  skinny_gemm(c.M, c.N, c.K, alpha, a.data(), lda, b.data(), ldb, c.b_trans, got.data(), ldc);
+  skinny_gemm(c.M, c.N, c.K, alpha, a.data(), lda, b.data(), ldb, c.b_trans, c.beta, got.data(), ldc);
   // Sums of K products of values in [-1, 1], in another order.
   const double tol = 1e-15 * static_cast<double>(c.K + 4);
   for (std::int64_t i = 0; i < c.M; ++i)
@@ -68,7 +76,8 @@ TEST(SkinnyGemm, MatchesPlainLoopsForEveryColumnCount) {
   for (std::int64_t N = 1; N <= kSkinnyMaxColumns; ++N)
     for (std::int64_t M : {1, 5, 9, 131})
       for (std::int64_t K : {1, 37, 1100})
-        for (bool t : {false, true}) check({M, N, K, t}, rng);
+        for (bool t : {false, true})
+          for (double beta : {1.0, 0.0}) check({M, N, K, t, beta}, rng);
 }
 
 TEST(SkinnyGemm, ZeroColumnsOfPaddingNeverReachC) {
@@ -78,7 +87,7 @@ TEST(SkinnyGemm, ZeroColumnsOfPaddingNeverReachC) {
   const std::int64_t M = 20, N = 3, K = 50, ldc = 4;
   std::vector<double> a(M * K, 1.0), b(K * N, 1.0), c(M * ldc, 0.0);
   for (std::int64_t i = 0; i < M; ++i) c[i * ldc + 3] = std::nan("");
-  skinny_gemm(M, N, K, 1.0, a.data(), K, b.data(), N, false, c.data(), ldc);
+  skinny_gemm(M, N, K, 1.0, a.data(), K, b.data(), N, false, 1.0, c.data(), ldc);
   for (std::int64_t i = 0; i < M; ++i) {
     for (std::int64_t j = 0; j < N; ++j) EXPECT_EQ(c[i * ldc + j], 50.0);
     EXPECT_TRUE(std::isnan(c[i * ldc + 3]));
