@@ -513,9 +513,9 @@ void receiver_walk(const Layout& X, const Layout& Y, const std::vector<int>& per
 // An empty `from` (`to`) given to moves_of stands for 0, 1, 2, ... (a send
 // or receive buffer); the list itself always holds both sides.
 //
-// The entries are ordered by blocks of kMoveBlock destinations, and by source
-// inside a block: the writes stay in a few kilobytes of the destination while
-// the sources are read in increasing order. In the storage order of either
+// The entries are ordered by blocks of 2^kMoveBlockBits destinations, and
+// inside a block as the walk listed them (by source): the writes stay in a few
+// kilobytes of the destination while the sources are read in increasing order. In the storage order of either
 // side alone, a transposition ([ij|ab] -> [ab|ij]) touches a new cache line
 // of the other side at every element: 6-9 ns per element on this machine
 // against 2.4-3 ns blocked (225 x 3249 values, medians over repeats).
@@ -546,14 +546,21 @@ Moves moves_of(std::vector<std::int32_t> from, std::vector<std::int32_t> to) {
     m.to.push_back(at(to, k));
     if (as_runs) m.len.push_back(1);
   }
-  // Order: destination block, then source.
-  std::vector<std::uint64_t> key(m.to.size());
-  for (std::size_t r = 0; r < key.size(); ++r)
-    key[r] = (static_cast<std::uint64_t>(m.to[r] >> kMoveBlockBits) << 32) | static_cast<std::uint32_t>(m.from[r]);
-  if (std::is_sorted(key.begin(), key.end())) return m;
-  std::vector<std::uint32_t> order(key.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return key[a] < key[b]; });
+  // Order: destination block, then the order of the walk (a stable counting
+  // sort by block; the walks list the sources in increasing order).
+  auto block = [](std::int32_t to) { return static_cast<std::size_t>(to >> kMoveBlockBits); };
+  std::size_t nblocks = 0;
+  bool sorted = true;
+  for (std::size_t r = 0; r < m.to.size(); ++r) {
+    nblocks = std::max(nblocks, block(m.to[r]) + 1);
+    sorted = sorted && (r == 0 || block(m.to[r]) >= block(m.to[r - 1]));
+  }
+  if (sorted) return m;
+  std::vector<std::size_t> next(nblocks + 1, 0);
+  for (std::int32_t t : m.to) ++next[block(t) + 1];
+  for (std::size_t b = 0; b < nblocks; ++b) next[b + 1] += next[b];
+  std::vector<std::uint32_t> order(m.to.size());
+  for (std::size_t r = 0; r < m.to.size(); ++r) order[next[block(m.to[r])]++] = static_cast<std::uint32_t>(r);
   auto permuted = [&](const std::vector<std::int32_t>& v) {
     std::vector<std::int32_t> out(v.size());
     for (std::size_t r = 0; r < v.size(); ++r) out[r] = v[order[r]];
