@@ -9,7 +9,10 @@
 namespace cyclocc::tensor {
 
 Context::Context(const par::Comm& comm)
-    : comm_(comm), rank_(comm.rank()), nranks_(comm.size()), poison_unset_(std::getenv("CYCLOCC_POISON_UNSET") != nullptr) {}
+    : comm_(comm),
+      rank_(comm.rank()),
+      nranks_(comm.size()),
+      poison_unset_(std::getenv("CYCLOCC_POISON_UNSET") != nullptr) {}
 Context::~Context() = default;
 
 double Context::sum_over_ranks(double x) const { return comm_.allreduce_sum(x); }

@@ -62,8 +62,7 @@ class Prepared {
     }
     std::shared_ptr<Tensor> result = refined_;
     if (!op.alias) {
-      result = std::make_shared<Tensor>(T.ctx(), op.mat_shape, op.mat_map, Tensor::Unset{});
-      remap(*src, *result, op.perm, 1.0, false, true);
+      result = std::make_shared<Tensor>(remapped(*src, op.mat_shape, op.mat_map, op.perm));
     }
     keep(op, T, result);
   }
@@ -72,8 +71,7 @@ class Prepared {
  private:
   // T moves as it is (packed) to A_c's mapping, then unpacks locally.
   void packed_first(const OperandPlan& op, const Tensor& T) {
-    Tensor moved(T.ctx(), T.shape(), *op.packed_first, Tensor::Unset{}, T.name());
-    remap(T, moved, identity_perm(T.order()), 1.0, false, true);
+    const Tensor moved = remapped(T, T.shape(), *op.packed_first, identity_perm(T.order()), T.name());
     if (!fused(op, moved, T)) throw std::logic_error("contract: a packed operand's layouts are not local");
   }
 
@@ -223,9 +221,7 @@ void move_packed_output(const ContractionPlan& p, const Tensor& cc, Tensor& C) {
     remap(mid, C, m.back, 1.0);
     return;
   }
-  Tensor moved(ctx, m.shape, C.mapping(), Tensor::Unset{});
-  remap(mid, moved, identity_perm(C.order()), 1.0, false, true);
-  relabel(moved, C, m.back, 1.0);
+  relabel(remapped(mid, m.shape, C.mapping(), identity_perm(C.order())), C, m.back, 1.0);
 }
 
 std::string op_name(const char* what, const Tensor& C, const std::string& lc, const Tensor& A, const std::string& la,
@@ -278,11 +274,13 @@ void contract(double alpha, const Tensor& A0, const std::string& la, const Tenso
       if (at) {
         relabel_from(cc, *ref, *at, C, plan->c_q, 1.0);
       } else {
-        // Partial sums add up in c2; otherwise every element is assigned.
-        Tensor c2 = plan->partial ? Tensor(C.ctx(), plan->c_ref_shape, C.mapping())
-                                  : Tensor(C.ctx(), plan->c_ref_shape, C.mapping(), Tensor::Unset{});
-        remap(cc, c2, plan->c_perm, 1.0, plan->partial, !plan->partial);
-        relabel(c2, C, plan->c_q, 1.0);
+        if (plan->partial) {  // the partial sums add up in c2
+          Tensor c2(C.ctx(), plan->c_ref_shape, C.mapping());
+          remap(cc, c2, plan->c_perm, 1.0, true);
+          relabel(c2, C, plan->c_q, 1.0);
+        } else {
+          relabel(remapped(cc, plan->c_ref_shape, C.mapping(), plan->c_perm), C, plan->c_q, 1.0);
+        }
       }
     }
   }
@@ -357,9 +355,7 @@ void sum(double alpha, const Tensor& A, const std::string& la, double beta, Tens
   if (bs == lb && shape_of(br, len) == B.shape()) {
     remap(*src, B, positions(as, lb), alpha);
   } else {
-    Tensor b2(B.ctx(), shape_of(br, len), B.mapping(), Tensor::Unset{});
-    remap(*src, b2, positions(as, bs), 1.0, false, true);
-    relabel(b2, B, positions(bs, lb), alpha);
+    relabel(remapped(*src, shape_of(br, len), B.mapping(), positions(as, bs)), B, positions(bs, lb), alpha);
   }
   par::OpRecord rec;
   rec.name = op_name("sum", B, lb, A, la, nullptr, "");

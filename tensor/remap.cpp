@@ -514,11 +514,12 @@ void receiver_walk(const Layout& X, const Layout& Y, const std::vector<int>& per
 // or receive buffer); the list itself always holds both sides.
 //
 // The entries are ordered by blocks of 2^kMoveBlockBits destinations, and
-// inside a block as the walk listed them (by source): the writes stay in a few
-// kilobytes of the destination while the sources are read in increasing order. In the storage order of either
-// side alone, a transposition ([ij|ab] -> [ab|ij]) touches a new cache line
-// of the other side at every element: 6-9 ns per element on this machine
-// against 2.4-3 ns blocked (225 x 3249 values, medians over repeats).
+// inside a block as the walk listed them (by source): the writes stay in a
+// few kilobytes of the destination while the sources are read in increasing
+// order. In the storage order of either side alone, a transposition
+// ([ij|ab] -> [ab|ij]) touches a new cache line of the other side at every
+// element: 6-9 ns per element on this machine against 2.4-3 ns blocked
+// (225 x 3249 values, medians over repeats).
 constexpr int kMoveBlockBits = 10;  // 1024 doubles, 8 KB
 
 struct Moves {
@@ -682,11 +683,13 @@ const RemapProgram* cached_program(Context& ctx, const Layout& X, const Layout& 
 
 }  // namespace
 
-void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double alpha, bool partial, bool assign) {
+namespace {
+
+// Y += alpha * X, or with `assign` (never with partial sums) Y = alpha * X.
+void remap_into(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double alpha, bool partial, bool assign) {
   const Layout& X = Xt.layout();
   const Layout& Y = Yt.layout();
   check_remap_perm(X, Y, perm);
-  if (assign && partial) throw std::logic_error("remap: partial sums cannot be assigned");
   const par::Comm& comm = Yt.ctx().comm();
   const int P = comm.size();
   const int me = comm.rank();
@@ -732,6 +735,19 @@ void remap(const Tensor& Xt, Tensor& Yt, const std::vector<int>& perm, double al
   for (int s = 1; s < P; ++s) next[s] = next[s - 1] + recv_counts[s - 1];
   receiver_walk(X, Y, perm, partial, me,
                 [&](int s, std::int64_t i) { ydata[i] = (assign ? 0.0 : ydata[i]) + alpha * recv[next[s]++]; });
+}
+
+}  // namespace
+
+void remap(const Tensor& X, Tensor& Y, const std::vector<int>& perm, double alpha, bool partial) {
+  remap_into(X, Y, perm, alpha, partial, false);
+}
+
+Tensor remapped(const Tensor& X, const Shape& yshape, const Mapping& map, const std::vector<int>& perm,
+                std::string name) {
+  Tensor y(X.ctx(), yshape, map, Tensor::Unset{}, std::move(name));
+  remap_into(X, y, perm, 1.0, false, true);
+  return y;
 }
 
 std::shared_ptr<const OffsetParts> local_offset_parts(Context& ctx, const Layout& X, const Layout& Y,

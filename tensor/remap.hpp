@@ -18,16 +18,20 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "tensor/tensor.hpp"
 
 namespace cyclocc::tensor {
 
-// With `assign` (not with partial), Y = alpha * X: every element of Y gets
-// its value, so Y may start unset (Tensor::Unset).
-void remap(const Tensor& X, Tensor& Y, const std::vector<int>& perm, double alpha, bool partial = false,
-           bool assign = false);
+void remap(const Tensor& X, Tensor& Y, const std::vector<int>& perm, double alpha, bool partial = false);
+
+// A new tensor of shape `yshape` (X's groups permuted by perm) and mapping
+// `map` holding X: every element is assigned once, so its storage is never
+// zeroed first (Tensor::Unset).
+Tensor remapped(const Tensor& X, const Shape& yshape, const Mapping& map, const std::vector<int>& perm,
+                std::string name = "");
 
 // words[s * P + r]: values rank s sends to rank r (s != r).
 std::vector<std::int64_t> remap_traffic(const Layout& X, const Layout& Y, const std::vector<int>& perm,

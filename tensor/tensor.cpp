@@ -2,9 +2,9 @@
 #include "tensor/tensor.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 
@@ -47,8 +47,7 @@ void Tensor::redistribute(const Mapping& map) {
   const auto t0 = std::chrono::steady_clock::now();
   const par::Comm& comm = ctx().comm();
   const std::int64_t w0 = comm.words_sent() + comm.words_received();
-  Tensor y(ctx(), shape(), map, Unset{}, name_);
-  remap(*this, y, identity_perm(order()), 1.0, false, true);
+  Tensor y = remapped(*this, shape(), map, identity_perm(order()), name_);
   layout_ = y.layout_;
   data_.swap(y.data_);
   par::OpRecord rec;
@@ -264,8 +263,7 @@ double Tensor::dot(const Tensor& o) const {
   const Tensor* other = &o;
   std::optional<Tensor> moved;  // only when the mappings differ
   if (!(o.mapping() == mapping())) {
-    moved.emplace(ctx(), shape(), mapping());
-    remap(o, *moved, identity_perm(order()), 1.0);
+    moved.emplace(remapped(o, shape(), mapping(), identity_perm(order())));
     other = &*moved;
   }
   double s = 0;

@@ -34,7 +34,7 @@ class Tensor {
   // A zero tensor with the same shape and mapping as `like`.
   static Tensor zeros_like(const Tensor& like, std::string name = "");
   // For the tensor layer's own temporaries that are written whole before they
-  // are read (a remap with assign, a dgemm with beta = 0): the elements start
+  // are read (remapped() in remap.hpp, a dgemm with beta = 0): the elements start
   // unset instead of zero, which saves a pass over them.
   struct Unset {};
   Tensor(Context& ctx, Shape shape, const Mapping& map, Unset, std::string name = "");
