@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace cyclocc::tensor {
 
@@ -20,7 +21,21 @@ bool skinny_gemm_fits(std::int64_t M, std::int64_t N, std::int64_t K, bool a_tra
 // A row-major M x K with leading dimension lda; op(B) = B (K x N, ldb) or,
 // with b_trans, B^T (B stored N x K, ldb). beta is 0 (C is not read) or 1.
 // Needs N <= kSkinnyMaxColumns.
+// Runs on the widest instruction set of skinny_gemm_isas().
 void skinny_gemm(std::int64_t M, std::int64_t N, std::int64_t K, double alpha, const double* A, std::int64_t lda,
                  const double* B, std::int64_t ldb, bool b_trans, double beta, double* C, std::int64_t ldc);
+
+// The builds of the kernel: AVX2 (16 vector registers) and AVX-512VL (32,
+// twice the rows per pass over op(B)).
+enum class SkinnyIsa { avx2, avx512 };
+
+// The builds this binary has and this processor runs, narrowest first (empty
+// without AVX2 and FMA).
+std::vector<SkinnyIsa> skinny_gemm_isas();
+
+// skinny_gemm on a given build (the tests run each one the processor has).
+void skinny_gemm_on(SkinnyIsa isa, std::int64_t M, std::int64_t N, std::int64_t K, double alpha, const double* A,
+                    std::int64_t lda, const double* B, std::int64_t ldb, bool b_trans, double beta, double* C,
+                    std::int64_t ldc);
 
 }  // namespace cyclocc::tensor

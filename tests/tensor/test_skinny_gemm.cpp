@@ -2,7 +2,8 @@
 // count it takes, row counts around its row blocks and panels, contracted
 // lengths around its chunks of op(B), both orientations of B, strides wider
 // than the matrices, accumulation into a C that already holds values (beta 1)
-// and overwriting a C that holds NaN (beta 0).
+// and overwriting a C that holds NaN (beta 0). Each build of the kernel that
+// the processor runs (AVX2, AVX-512VL) is checked.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -39,7 +40,7 @@ void reference(const Case& c, double alpha, const std::vector<double>& a, std::i
     }
 }
 
-void check(const Case& c, std::mt19937_64& rng) {
+void check(SkinnyIsa isa, const Case& c, std::mt19937_64& rng) {
   // Leading dimensions wider than the matrices, so strides are honoured.
   const std::int64_t lda = c.K + 3, ldc = c.N + 2;
   const std::int64_t ldb = c.b_trans ? c.K + 1 : c.N + 5;
@@ -55,13 +56,13 @@ void check(const Case& c, std::mt19937_64& rng) {
       for (std::int64_t j = 0; j < c.N; ++j) want[i * ldc + j] = 0.0;
   const double alpha = -0.75;
   reference(c, alpha, a, lda, b, ldb, want, ldc);
-  skinny_gemm(c.M, c.N, c.K, alpha, a.data(), lda, b.data(), ldb, c.b_trans, c.beta, got.data(), ldc);
+  skinny_gemm_on(isa, c.M, c.N, c.K, alpha, a.data(), lda, b.data(), ldb, c.b_trans, c.beta, got.data(), ldc);
   // Sums of K products of values in [-1, 1], in another order.
   const double tol = 1e-15 * static_cast<double>(c.K + 4);
   for (std::int64_t i = 0; i < c.M; ++i)
     for (std::int64_t j = 0; j < ldc; ++j) {
       const std::int64_t at = i * ldc + j;
-      ASSERT_NEAR(got[at], want[at], tol) << "M " << c.M << " N " << c.N << " K " << c.K << " b_trans "
+      ASSERT_NEAR(got[at], want[at], tol) << "isa " << static_cast<int>(isa) << " M " << c.M << " N " << c.N << " K " << c.K << " b_trans "
                                           << c.b_trans << " at " << i << "," << j;
     }
 }
@@ -73,11 +74,25 @@ TEST(SkinnyGemm, MatchesPlainLoopsForEveryColumnCount) {
   // widest rows (16 x 8 = 128) with a ragged end. Contracted: inside one
   // chunk of op(B), and across chunks (256 rows of op(B) for 16 columns,
   // 1024 for 4) with a ragged end.
-  for (std::int64_t N = 1; N <= kSkinnyMaxColumns; ++N)
-    for (std::int64_t M : {1, 5, 9, 131})
-      for (std::int64_t K : {1, 37, 1100})
-        for (bool t : {false, true})
-          for (double beta : {1.0, 0.0}) check({M, N, K, t, beta}, rng);
+  for (SkinnyIsa isa : skinny_gemm_isas())
+    for (std::int64_t N = 1; N <= kSkinnyMaxColumns; ++N)
+      for (std::int64_t M : {1, 5, 9, 131})
+        for (std::int64_t K : {1, 37, 1100})
+          for (bool t : {false, true})
+            for (double beta : {1.0, 0.0}) check(isa, {M, N, K, t, beta}, rng);
+}
+
+TEST(SkinnyGemm, RunsEveryBuildTheProcessorHas) {
+  const std::vector<SkinnyIsa> isas = skinny_gemm_isas();
+  if (isas.empty()) GTEST_SKIP() << "built without AVX2 and FMA";
+  EXPECT_EQ(isas.front(), SkinnyIsa::avx2);
+  // The AVX-512VL build is there exactly when the processor has it.
+  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+#ifdef CYCLOCC_EXPECT_SKINNY_AVX512
+  EXPECT_EQ(isas.back() == SkinnyIsa::avx512, avx512);
+#else
+  (void)avx512;
+#endif
 }
 
 TEST(SkinnyGemm, ZeroColumnsOfPaddingNeverReachC) {

@@ -1,0 +1,156 @@
+// (internal) The register kernel of skinny_gemm (skinny_gemm.hpp), written
+// once and compiled twice: for AVX2 with 16 vector registers
+// (skinny_gemm.cpp) and with AVX-512VL's 32 (skinny_gemm_avx512.cpp, chosen at
+// run time where the processor has it). Included only by those two files; the
+// anonymous namespace gives each its own copy.
+//
+// OpenBLAS packs every element of A (M x K) into its own buffer before its
+// kernel reads it, and with N <= 16 columns each element then serves only N
+// multiply-adds. Here A is read once, where it lies, and each element is
+// broadcast against a row of op(B) held in registers' width: C's row i,
+// columns 4v..4v+3, accumulates A[i][k] * Bp[k][4v..4v+3] over k, R rows of A
+// at a time (R x NV vector accumulators, NV = ceil(N / 4)). Bp is op(B) packed
+// row-major with its columns padded to 4 NV, a chunk of kc rows at a time
+// (32 KB, in L1). The rows of A go in panels of 16 R so that a panel's pages
+// stay in the TLB while its chunks pass; each panel accumulates in a small
+// buffer, added to C with alpha at the end. Each call prefetches the next R
+// rows of its chunk (a prefetch never faults, so past the last row is
+// harmless).
+#pragma once
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace cyclocc::tensor {
+namespace {
+
+// One row of accumulators (or of Bp): NV vectors of 4 columns. Named
+// members, not an array, so that GCC keeps them in registers.
+template <int NV>
+struct Row {
+  __m256d c0, c1, c2, c3;
+};
+
+template <int NV>
+[[gnu::always_inline]] inline void load(Row<NV>& r, const double* t) {
+  r.c0 = _mm256_loadu_pd(t);
+  if constexpr (NV > 1) r.c1 = _mm256_loadu_pd(t + 4);
+  if constexpr (NV > 2) r.c2 = _mm256_loadu_pd(t + 8);
+  if constexpr (NV > 3) r.c3 = _mm256_loadu_pd(t + 12);
+}
+
+template <int NV>
+[[gnu::always_inline]] inline void store(const Row<NV>& r, double* t) {
+  _mm256_storeu_pd(t, r.c0);
+  if constexpr (NV > 1) _mm256_storeu_pd(t + 4, r.c1);
+  if constexpr (NV > 2) _mm256_storeu_pd(t + 8, r.c2);
+  if constexpr (NV > 3) _mm256_storeu_pd(t + 12, r.c3);
+}
+
+// r += a * b (a broadcast).
+template <int NV>
+[[gnu::always_inline]] inline void multiply_add(Row<NV>& r, const double* a, const Row<NV>& b) {
+  const __m256d x = _mm256_broadcast_sd(a);
+  r.c0 = _mm256_fmadd_pd(x, b.c0, r.c0);
+  if constexpr (NV > 1) r.c1 = _mm256_fmadd_pd(x, b.c1, r.c1);
+  if constexpr (NV > 2) r.c2 = _mm256_fmadd_pd(x, b.c2, r.c2);
+  if constexpr (NV > 3) r.c3 = _mm256_fmadd_pd(x, b.c3, r.c3);
+}
+
+// t[r][:] += sum_{k < kc} a[r * lda + k] * bp[k][:] for the R rows r.
+// The rows are written out one by one: as an array, or through std::tie and
+// a fold over them, GCC 12 keeps the accumulators on the stack and the kernel
+// runs at half the speed (bench_skinny). Not inlined: inside skinny() GCC ran
+// out of integer registers and kept the loop counter on the stack, a
+// store-to-load dependency per k (M = 240, N = 8, K = 1000 in cache: 19 ->
+// 51 GFLOP/s out of line).
+template <int NV, int R>
+[[gnu::noinline]] void rows_times_chunk(const double* a, std::int64_t lda, const double* bp, std::int64_t kc, double* t) {
+  static_assert(R >= 1 && R <= 8);
+  constexpr int W = 4 * NV;
+  Row<NV> r0, r1, r2, r3, r4, r5, r6, r7, b;
+  load(r0, t);
+  if constexpr (R > 1) load(r1, t + W);
+  if constexpr (R > 2) load(r2, t + 2 * W);
+  if constexpr (R > 3) load(r3, t + 3 * W);
+  if constexpr (R > 4) load(r4, t + 4 * W);
+  if constexpr (R > 5) load(r5, t + 5 * W);
+  if constexpr (R > 6) load(r6, t + 6 * W);
+  if constexpr (R > 7) load(r7, t + 7 * W);
+  for (std::int64_t k = 0; k < kc; ++k) {
+    if ((k & 7) == 0)  // the next R rows' cache line at k (the next call's)
+      for (int r = R; r < 2 * R; ++r) _mm_prefetch(reinterpret_cast<const char*>(a + r * lda + k), _MM_HINT_T0);
+    load(b, bp + k * W);
+    multiply_add(r0, a + k, b);
+    if constexpr (R > 1) multiply_add(r1, a + lda + k, b);
+    if constexpr (R > 2) multiply_add(r2, a + 2 * lda + k, b);
+    if constexpr (R > 3) multiply_add(r3, a + 3 * lda + k, b);
+    if constexpr (R > 4) multiply_add(r4, a + 4 * lda + k, b);
+    if constexpr (R > 5) multiply_add(r5, a + 5 * lda + k, b);
+    if constexpr (R > 6) multiply_add(r6, a + 6 * lda + k, b);
+    if constexpr (R > 7) multiply_add(r7, a + 7 * lda + k, b);
+  }
+  store(r0, t);
+  if constexpr (R > 1) store(r1, t + W);
+  if constexpr (R > 2) store(r2, t + 2 * W);
+  if constexpr (R > 3) store(r3, t + 3 * W);
+  if constexpr (R > 4) store(r4, t + 4 * W);
+  if constexpr (R > 5) store(r5, t + 5 * W);
+  if constexpr (R > 6) store(r6, t + 6 * W);
+  if constexpr (R > 7) store(r7, t + 7 * W);
+}
+
+// Rows per call: R x NV accumulators and NV vectors of Bp within the vector
+// registers (16 with AVX2, 32 with AVX-512VL), one left for the broadcast.
+// With 16, four vectors a row take three rows (17 registers: GCC reads Bp
+// from L1 instead of keeping it), as measured faster than two.
+template <int Regs>
+constexpr int rows_for(int nv) {
+  if constexpr (Regs >= 32) return nv == 4 ? 6 : 8;
+  return nv == 4 ? 3 : nv == 3 ? 4 : nv == 2 ? 6 : 8;
+}
+
+template <int NV, int Regs>
+void skinny(std::int64_t M, std::int64_t N, std::int64_t K, double alpha, const double* A, std::int64_t lda,
+            const double* B, std::int64_t ldb, bool b_trans, bool add, double* C, std::int64_t ldc) {
+  constexpr int W = 4 * NV, R = rows_for<Regs>(NV);
+  constexpr std::int64_t kc = 4096 / W;  // a chunk of Bp: 32 KB
+  constexpr std::int64_t P = 16 * R;     // rows of A per panel
+  std::vector<double> bp(K * W, 0.0), t(P * W);
+  for (std::int64_t k = 0; k < K; ++k)
+    for (std::int64_t j = 0; j < N; ++j) bp[k * W + j] = b_trans ? B[j * ldb + k] : B[k * ldb + j];
+  for (std::int64_t i0 = 0; i0 < M; i0 += P) {
+    const std::int64_t rows = std::min(P, M - i0);
+    std::fill(t.begin(), t.end(), 0.0);
+    for (std::int64_t k0 = 0; k0 < K; k0 += kc) {
+      const std::int64_t kk = std::min(kc, K - k0);
+      const double* a = A + i0 * lda + k0;
+      std::int64_t r = 0;
+      for (; r + R <= rows; r += R) rows_times_chunk<NV, R>(a + r * lda, lda, bp.data() + k0 * W, kk, &t[r * W]);
+      for (; r < rows; ++r) rows_times_chunk<NV, 1>(a + r * lda, lda, bp.data() + k0 * W, kk, &t[r * W]);
+    }
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t j = 0; j < N; ++j) {
+        double& c = C[(i0 + r) * ldc + j];
+        c = (add ? c : 0.0) + alpha * t[r * W + j];
+      }
+  }
+}
+
+// C = beta C + alpha A op(B) for 1 <= N <= 16 columns, beta 0 or 1.
+template <int Regs>
+void run_skinny(std::int64_t M, std::int64_t N, std::int64_t K, double alpha, const double* A, std::int64_t lda,
+                const double* B, std::int64_t ldb, bool b_trans, bool add, double* C, std::int64_t ldc) {
+  switch ((N + 3) / 4) {
+    case 1: return skinny<1, Regs>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+    case 2: return skinny<2, Regs>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+    case 3: return skinny<3, Regs>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+    case 4: return skinny<4, Regs>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+  }
+}
+
+}  // namespace
+}  // namespace cyclocc::tensor
