@@ -4,6 +4,7 @@
 // taken where the processor has it.
 #include "tensor/skinny_gemm.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -34,23 +35,38 @@ std::vector<SkinnyIsa> skinny_gemm_isas() { return {}; }
 #endif
 
 bool skinny_gemm_fits(std::int64_t M, std::int64_t N, std::int64_t K, bool a_trans) {
-#ifdef CYCLOCC_SKINNY_AVX2
+  if (a_trans || N < 1) return false;
+  const std::vector<SkinnyIsa> isas = skinny_gemm_isas();
+  if (isas.empty()) return false;
   // bench/tensor/bench_skinny --sweep: 1.1-3x faster than OpenBLAS from 64
   // rows on with up to 8 columns, from about 300 rows and 300 contracted with
   // 9-16; slower on fewer rows, where packing op(B) is not repaid.
-  if (a_trans || N < 1 || N > kSkinnyMaxColumns) return false;
-  return N <= 8 ? M >= 32 && K >= 8 : M >= 256 && K >= 256;
-#else
-  (void)M, (void)N, (void)K, (void)a_trans;
-  return false;
-#endif
+  if (N <= kSkinnyMaxColumns) return N <= 8 ? M >= 32 && K >= 8 : M >= 256 && K >= 256;
+  // Wider C in passes of at most 16 columns, with the 32-register build only:
+  // on Zen 4, against OpenBLAS's Cooperlake kernels in slabs of rows (as
+  // local_gemm runs them), 1.5-2.2x with 17-64 columns at M = K = 2000 and
+  // 1.3x with 65-128; below 256 rows or contracted, or with more columns on
+  // an A that fits in cache, OpenBLAS is as fast or faster. The AVX2 build
+  // was slower than OpenBLAS's Haswell kernels there.
+  if (isas.back() != SkinnyIsa::avx512) return false;
+  if (M < 256 || K < 256) return false;
+  return N <= 64 || (N <= 128 && M * K >= (1 << 20));
 }
 
 void skinny_gemm_on(SkinnyIsa isa, std::int64_t M, std::int64_t N, std::int64_t K, double alpha, const double* A,
                     std::int64_t lda, const double* B, std::int64_t ldb, bool b_trans, double beta, double* C,
                     std::int64_t ldc) {
   if (beta != 0.0 && beta != 1.0) throw std::logic_error("skinny_gemm: beta must be 0 or 1");
-  if (N < 1 || N > kSkinnyMaxColumns) throw std::logic_error("skinny_gemm: " + std::to_string(N) + " columns (1 to 16)");
+  if (N < 1) throw std::logic_error("skinny_gemm: " + std::to_string(N) + " columns");
+  if (N > kSkinnyMaxColumns) {
+    // Passes over A for equal slices of at most 16 columns (N = 20: 10 + 10).
+    const std::int64_t passes = (N + kSkinnyMaxColumns - 1) / kSkinnyMaxColumns;
+    const std::int64_t width = (N + passes - 1) / passes;
+    for (std::int64_t j = 0; j < N; j += width)
+      skinny_gemm_on(isa, M, std::min(width, N - j), K, alpha, A, lda, b_trans ? B + j * ldb : B + j, ldb, b_trans,
+                     beta, C + j, ldc);
+    return;
+  }
   const bool add = beta == 1.0;
 #ifdef CYCLOCC_SKINNY_AVX512
   if (isa == SkinnyIsa::avx512) return skinny_gemm_avx512(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);

@@ -10,17 +10,19 @@
 
 namespace cyclocc::tensor {
 
-// Widest C the kernel takes (columns).
+// Widest C one pass of the kernel takes (columns); wider ones take several.
 constexpr std::int64_t kSkinnyMaxColumns = 16;
 
 // True when skinny_gemm computes this product (row-major A of M x K, not
-// transposed; N <= kSkinnyMaxColumns) and is faster than OpenBLAS for it.
+// transposed) and is faster than OpenBLAS for it: N <= kSkinnyMaxColumns, or
+// with the AVX-512VL build up to 128 columns on a large A.
 bool skinny_gemm_fits(std::int64_t M, std::int64_t N, std::int64_t K, bool a_trans);
 
 // C (M x N, row-major, leading dimension ldc) = beta * C + alpha * A * op(B),
 // A row-major M x K with leading dimension lda; op(B) = B (K x N, ldb) or,
 // with b_trans, B^T (B stored N x K, ldb). beta is 0 (C is not read) or 1.
-// Needs N <= kSkinnyMaxColumns.
+// More than kSkinnyMaxColumns columns go in passes over A, each for an equal
+// slice of at most that many.
 // Runs on the widest instruction set of skinny_gemm_isas().
 void skinny_gemm(std::int64_t M, std::int64_t N, std::int64_t K, double alpha, const double* A, std::int64_t lda,
                  const double* B, std::int64_t ldb, bool b_trans, double beta, double* C, std::int64_t ldc);

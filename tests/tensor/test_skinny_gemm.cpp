@@ -82,6 +82,18 @@ TEST(SkinnyGemm, MatchesPlainLoopsForEveryColumnCount) {
             for (double beta : {1.0, 0.0}) check(isa, {M, N, K, t, beta}, rng);
 }
 
+TEST(SkinnyGemm, MatchesPlainLoopsWithMoreColumnsThanOnePass) {
+  if (skinny_gemm_isas().empty()) GTEST_SKIP() << "built without AVX2 and FMA";
+  std::mt19937_64 rng(20261125);
+  // Slices of equal width: 17 = 9 + 8, 20 = 10 + 10, 33 = 11 x 3, 64 = 16 x 4,
+  // 100 = 15 x 6 + 10, 128 = 16 x 8.
+  for (SkinnyIsa isa : skinny_gemm_isas())
+    for (std::int64_t N : {17, 20, 33, 64, 100, 128})
+      for (std::int64_t M : {7, 131})
+        for (bool t : {false, true})
+          for (double beta : {1.0, 0.0}) check(isa, {M, N, 300, t, beta}, rng);
+}
+
 TEST(SkinnyGemm, RunsEveryBuildTheProcessorHas) {
   const std::vector<SkinnyIsa> isas = skinny_gemm_isas();
   if (isas.empty()) GTEST_SKIP() << "built without AVX2 and FMA";
@@ -110,7 +122,14 @@ TEST(SkinnyGemm, ZeroColumnsOfPaddingNeverReachC) {
 }
 
 TEST(SkinnyGemm, TakesOnlyProductsItIsMadeFor) {
-  EXPECT_FALSE(skinny_gemm_fits(1000, kSkinnyMaxColumns + 1, 1000, false));
+  const std::vector<SkinnyIsa> isas = skinny_gemm_isas();
+  // More than one pass of columns only with the 32-register build.
+  const bool wide = !isas.empty() && isas.back() == SkinnyIsa::avx512;
+  EXPECT_EQ(skinny_gemm_fits(1000, kSkinnyMaxColumns + 1, 1000, false), wide);
+  EXPECT_EQ(skinny_gemm_fits(1000, 128, 1100, false), wide);
+  EXPECT_FALSE(skinny_gemm_fits(1000, 129, 1100, false));
+  EXPECT_FALSE(skinny_gemm_fits(300, 100, 300, false));  // A in cache: OpenBLAS
+  EXPECT_FALSE(skinny_gemm_fits(200, 32, 1000, false));  // few rows: OpenBLAS
   EXPECT_FALSE(skinny_gemm_fits(1000, 8, 1000, true));  // A transposed: OpenBLAS
   EXPECT_FALSE(skinny_gemm_fits(1000, 0, 1000, false));
   EXPECT_FALSE(skinny_gemm_fits(16, 4, 1000, false));  // few rows: OpenBLAS
