@@ -161,8 +161,9 @@ void local_gemm(const ContractionPlan& p, const Tensor& Ac, const Tensor& Bc, Te
   // run 7-13% faster on this machine (M = K = 4950, N = 45: 34 -> 38.6
   // GFLOP/s, against 53 for 2000^3; bench/tensor (a)).
   const std::int64_t rows = N <= 64 && M > 2 * kGemmRows ? kGemmRows : M;
-  // OpenBLAS's kernels here (Haswell) take C's columns 4 or 8 at a time, and
-  // three left over cost about as much as five more: M = 1484, K = 2915 takes
+  // OpenBLAS's Haswell kernels (an AVX2 machine; with AVX-512VL most such
+  // products go to skinny_gemm) take C's columns 4 or 8 at a time, and three
+  // left over cost about as much as five more: M = 1484, K = 2915 takes
   // 6.4 ms with N = 15 and 4.7 ms with N = 16. So a few columns (N = 3 mod 4)
   // get one zero column more, through copies of B and of C's slab. The copies
   // move about 3 M N words against the product's 2 M N K flops: only for long K.
