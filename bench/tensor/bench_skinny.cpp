@@ -8,8 +8,9 @@
 //   build/bench/tensor/bench_skinny [--sweep]
 //
 // Without --sweep: the shapes of the CCSD iterations of bench/cc (ladders and
-// the t1 products), at 1 rank. --sweep: a grid of M, N and K around the
-// thresholds of skinny_gemm_fits.
+// the t1 products) at 1 rank, and bench_tensor's (a) same-spin ladder (45
+// columns: three passes of the kernel). --sweep: a grid of M, N and K around
+// the thresholds of skinny_gemm_fits.
 #include <cblas.h>
 
 #include <algorithm>
@@ -89,9 +90,11 @@ int main(int argc, char** argv) {
     row("P4 ladder alpha-alpha", 1378, 10, 1378, yard);
     row("P4 ladder beta-beta", 1485, 3, 1485, yard);
     row("P4 t1 <ov||vv> beta", 14575, 3, 55, yard);
+    // bench_tensor (a) same spin, o = 10, v = 100 (packed ab, ef; packed ij).
+    row("tensor (a) same spin", 4950, 45, 4950, yard);
     return 0;
   }
-  for (std::int64_t N : {1, 2, 3, 4, 5, 8, 12, 15, 16})
+  for (std::int64_t N : {1, 2, 3, 4, 5, 8, 12, 15, 16, 17, 32, 64, 128})
     for (auto [M, K] : {std::pair<std::int64_t, std::int64_t>{8, 2000}, {2000, 8}, {16, 16}, {64, 64}, {300, 300},
                         {2000, 2000}}) {
       const std::string name = "sweep";
