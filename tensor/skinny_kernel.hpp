@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstddef>
 #include <vector>
 
 namespace cyclocc::tensor {
@@ -137,6 +138,72 @@ void skinny(std::int64_t M, std::int64_t N, std::int64_t K, double alpha, const 
         double& c = C[(i0 + r) * ldc + j];
         c = (add ? c : 0.0) + alpha * t[r * W + j];
       }
+  }
+}
+
+// The other kernel, for short rows (K <= kRowsMaxK) and few columns: each row
+// of A on its own, read as one stream, times the N columns of op(B) held
+// transposed in bt (N rows of Kp doubles, Kp = K rounded up to 4, zero
+// padded). Vectors run along k; two sets of N accumulators (k mod 8 below 4
+// and above) keep 2N multiply-adds in flight, and the last 1-7 k are read
+// under a mask. Reading A row by row, not R rows side by side, keeps the
+// hardware prefetcher on one stream: with A out of cache (M = 37845, N = 5,
+// K = 87, the closed-shell t1 <ov||vv> products of H2O/aug-cc-pVTZ) 1.3-1.8x
+// faster than the panels above; slower from K of a few hundred on.
+constexpr std::int64_t kRowsMaxK = 128;
+
+template <int N>
+[[gnu::noinline]] void row_times_columns(const double* a, const double* bt, std::int64_t K, std::int64_t Kp, double* c,
+                                         double alpha, bool add) {
+  __m256d x[N], y[N];
+  for (int j = 0; j < N; ++j) x[j] = y[j] = _mm256_setzero_pd();
+  std::int64_t k = 0;
+  for (; k + 8 <= K; k += 8) {
+    const __m256d a0 = _mm256_loadu_pd(a + k), a1 = _mm256_loadu_pd(a + k + 4);
+    for (int j = 0; j < N; ++j) {
+      x[j] = _mm256_fmadd_pd(a0, _mm256_load_pd(bt + j * Kp + k), x[j]);
+      y[j] = _mm256_fmadd_pd(a1, _mm256_load_pd(bt + j * Kp + k + 4), y[j]);
+    }
+  }
+  for (; k < K; k += 4) {
+    const std::int64_t left = K - k;
+    const __m256i mask = _mm256_set_epi64x(left > 3 ? -1 : 0, left > 2 ? -1 : 0, left > 1 ? -1 : 0, -1);
+    const __m256d a0 = _mm256_maskload_pd(a + k, mask);
+    for (int j = 0; j < N; ++j) x[j] = _mm256_fmadd_pd(a0, _mm256_load_pd(bt + j * Kp + k), x[j]);
+  }
+  for (int j = 0; j < N; ++j) {
+    const __m256d v = _mm256_add_pd(x[j], y[j]);
+    __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+    s = _mm_add_sd(s, _mm_unpackhi_pd(s, s));
+    c[j] = (add ? c[j] : 0.0) + alpha * _mm_cvtsd_f64(s);
+  }
+}
+
+template <int N>
+void rows_one_by_one(std::int64_t M, std::int64_t K, double alpha, const double* A, std::int64_t lda, const double* B,
+                     std::int64_t ldb, bool b_trans, bool add, double* C, std::int64_t ldc) {
+  const std::int64_t Kp = (K + 3) / 4 * 4;
+  std::vector<double> store(N * Kp + 4, 0.0);  // bt, aligned to 32 bytes inside
+  const std::size_t misalign = (reinterpret_cast<std::uintptr_t>(store.data()) / sizeof(double)) % 4;
+  double* bt = store.data() + (4 - misalign) % 4;
+  for (int j = 0; j < N; ++j)
+    for (std::int64_t k = 0; k < K; ++k) bt[j * Kp + k] = b_trans ? B[j * ldb + k] : B[k * ldb + j];
+  for (std::int64_t i = 0; i < M; ++i) row_times_columns<N>(A + i * lda, bt, K, Kp, C + i * ldc, alpha, add);
+}
+
+// C = beta C + alpha A op(B) for 1 <= N <= 8 columns by rows one by one.
+inline void run_rows_one_by_one(std::int64_t M, std::int64_t N, std::int64_t K, double alpha, const double* A,
+                                std::int64_t lda, const double* B, std::int64_t ldb, bool b_trans, bool add, double* C,
+                                std::int64_t ldc) {
+  switch (N) {
+    case 1: return rows_one_by_one<1>(M, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+    case 2: return rows_one_by_one<2>(M, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+    case 3: return rows_one_by_one<3>(M, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+    case 4: return rows_one_by_one<4>(M, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+    case 5: return rows_one_by_one<5>(M, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+    case 6: return rows_one_by_one<6>(M, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+    case 7: return rows_one_by_one<7>(M, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+    case 8: return rows_one_by_one<8>(M, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
   }
 }
 

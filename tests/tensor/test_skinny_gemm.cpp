@@ -94,6 +94,20 @@ TEST(SkinnyGemm, MatchesPlainLoopsWithMoreColumnsThanOnePass) {
           for (double beta : {1.0, 0.0}) check(isa, {M, N, 300, t, beta}, rng);
 }
 
+TEST(SkinnyGemm, MatchesPlainLoopsOnShortRows) {
+  if (skinny_gemm_isas().empty()) GTEST_SKIP() << "built without AVX2 and FMA";
+  std::mt19937_64 rng(20261126);
+  // Up to 8 columns and 128 contracted: the AVX-512VL build's rows one by
+  // one, with its steps of 8 and 4 and the masked last 1-7 (and the panels
+  // just past 128).
+  for (SkinnyIsa isa : skinny_gemm_isas())
+    for (std::int64_t N = 1; N <= 8; ++N)
+      for (std::int64_t K : {2, 3, 4, 5, 7, 8, 9, 12, 13, 87, 128, 129})
+        for (std::int64_t M : {1, 40})
+          for (bool t : {false, true})
+            for (double beta : {1.0, 0.0}) check(isa, {M, N, K, t, beta}, rng);
+}
+
 TEST(SkinnyGemm, RunsEveryBuildTheProcessorHas) {
   const std::vector<SkinnyIsa> isas = skinny_gemm_isas();
   if (isas.empty()) GTEST_SKIP() << "built without AVX2 and FMA";
