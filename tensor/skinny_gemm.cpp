@@ -5,6 +5,7 @@
 #include "tensor/skinny_gemm.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -23,21 +24,33 @@ void skinny_gemm_avx512(std::int64_t M, std::int64_t N, std::int64_t K, double a
                         std::int64_t ldc);
 #endif
 
-std::vector<SkinnyIsa> skinny_gemm_isas() {
-  std::vector<SkinnyIsa> isas{SkinnyIsa::avx2};
+// The widest build this processor runs, without allocating: skinny_gemm_fits
+// and skinny_gemm ask on every local product.
+namespace {
+std::optional<SkinnyIsa> widest_isa() {
 #ifdef CYCLOCC_SKINNY_AVX512
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) isas.push_back(SkinnyIsa::avx512);
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) return SkinnyIsa::avx512;
 #endif
-  return isas;
+  return SkinnyIsa::avx2;
 }
+}  // namespace
 #else
-std::vector<SkinnyIsa> skinny_gemm_isas() { return {}; }
+namespace {
+std::optional<SkinnyIsa> widest_isa() { return std::nullopt; }
+}  // namespace
 #endif
+
+std::vector<SkinnyIsa> skinny_gemm_isas() {
+  const std::optional<SkinnyIsa> widest = widest_isa();
+  if (!widest) return {};
+  if (*widest == SkinnyIsa::avx2) return {SkinnyIsa::avx2};
+  return {SkinnyIsa::avx2, *widest};
+}
 
 bool skinny_gemm_fits(std::int64_t M, std::int64_t N, std::int64_t K, bool a_trans) {
   if (a_trans || N < 1) return false;
-  const std::vector<SkinnyIsa> isas = skinny_gemm_isas();
-  if (isas.empty()) return false;
+  const std::optional<SkinnyIsa> isa = widest_isa();
+  if (!isa) return false;
   // bench/tensor/bench_skinny --sweep: 1.1-3x faster than OpenBLAS from 64
   // rows on with up to 8 columns, from about 300 rows and 300 contracted with
   // 9-16; slower on fewer rows, where packing op(B) is not repaid.
@@ -48,7 +61,7 @@ bool skinny_gemm_fits(std::int64_t M, std::int64_t N, std::int64_t K, bool a_tra
   // 1.3x with 65-128; below 256 rows or contracted, or with more columns on
   // an A that fits in cache, OpenBLAS is as fast or faster. The AVX2 build
   // was slower than OpenBLAS's Haswell kernels there.
-  if (isas.back() != SkinnyIsa::avx512) return false;
+  if (*isa != SkinnyIsa::avx512) return false;
   if (M < 256 || K < 256) return false;
   return N <= 64 || (N <= 128 && M * K >= (1 << 20));
 }
@@ -80,9 +93,9 @@ void skinny_gemm_on(SkinnyIsa isa, std::int64_t M, std::int64_t N, std::int64_t 
 
 void skinny_gemm(std::int64_t M, std::int64_t N, std::int64_t K, double alpha, const double* A, std::int64_t lda,
                  const double* B, std::int64_t ldb, bool b_trans, double beta, double* C, std::int64_t ldc) {
-  const std::vector<SkinnyIsa> isas = skinny_gemm_isas();
-  if (isas.empty()) throw std::logic_error("skinny_gemm: built without AVX2 and FMA");
-  skinny_gemm_on(isas.back(), M, N, K, alpha, A, lda, B, ldb, b_trans, beta, C, ldc);
+  const std::optional<SkinnyIsa> isa = widest_isa();
+  if (!isa) throw std::logic_error("skinny_gemm: built without AVX2 and FMA");
+  skinny_gemm_on(*isa, M, N, K, alpha, A, lda, B, ldb, b_trans, beta, C, ldc);
 }
 
 }  // namespace cyclocc::tensor

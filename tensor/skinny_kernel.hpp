@@ -28,6 +28,11 @@
 namespace cyclocc::tensor {
 namespace {
 
+// op(B)[k][j]: B (K x N, ldb) or, with b_trans, B^T (B stored N x K).
+inline double op_b(const double* B, std::int64_t ldb, bool b_trans, std::int64_t k, std::int64_t j) {
+  return b_trans ? B[j * ldb + k] : B[k * ldb + j];
+}
+
 // One row of accumulators (or of Bp): NV vectors of 4 columns. Named
 // members, not an array, so that GCC keeps them in registers.
 template <int NV>
@@ -122,7 +127,7 @@ void skinny(std::int64_t M, std::int64_t N, std::int64_t K, double alpha, const 
   constexpr std::int64_t P = 16 * R;     // rows of A per panel
   std::vector<double> bp(K * W, 0.0), t(P * W);
   for (std::int64_t k = 0; k < K; ++k)
-    for (std::int64_t j = 0; j < N; ++j) bp[k * W + j] = b_trans ? B[j * ldb + k] : B[k * ldb + j];
+    for (std::int64_t j = 0; j < N; ++j) bp[k * W + j] = op_b(B, ldb, b_trans, k, j);
   for (std::int64_t i0 = 0; i0 < M; i0 += P) {
     const std::int64_t rows = std::min(P, M - i0);
     std::fill(t.begin(), t.end(), 0.0);
@@ -187,7 +192,7 @@ void rows_one_by_one(std::int64_t M, std::int64_t K, double alpha, const double*
   const std::size_t misalign = (reinterpret_cast<std::uintptr_t>(store.data()) / sizeof(double)) % 4;
   double* bt = store.data() + (4 - misalign) % 4;
   for (int j = 0; j < N; ++j)
-    for (std::int64_t k = 0; k < K; ++k) bt[j * Kp + k] = b_trans ? B[j * ldb + k] : B[k * ldb + j];
+    for (std::int64_t k = 0; k < K; ++k) bt[j * Kp + k] = op_b(B, ldb, b_trans, k, j);
   for (std::int64_t i = 0; i < M; ++i) row_times_columns<N>(A + i * lda, bt, K, Kp, C + i * ldc, alpha, add);
 }
 
