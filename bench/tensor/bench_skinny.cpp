@@ -8,8 +8,9 @@
 //   build/bench/tensor/bench_skinny [--sweep]
 //
 // Without --sweep: the shapes of the CCSD iterations of bench/cc (ladders and
-// the t1 products) at 1 rank, and bench_tensor's (a) same-spin ladder (45
-// columns: three passes of the kernel). --sweep: a grid of M, N and K around
+// the t1 products) at 1 rank, bench_tensor's (a) same-spin ladder (45
+// columns: three passes of the kernel), and closed-shell P and Q
+// (contract_both_orders' kernel against two skinny passes). --sweep: a grid of M, N and K around
 // the thresholds of skinny_gemm_fits.
 #include <cblas.h>
 
@@ -21,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "tensor/pair_product.hpp"
 #include "tensor/skinny_gemm.hpp"
 
 namespace {
@@ -72,6 +74,32 @@ void row(const char* name, std::int64_t M, std::int64_t N, std::int64_t K, doubl
               cyclocc::tensor::skinny_gemm_fits(M, N, K, false) ? "skinny" : "openblas");
 }
 
+// contract_both_orders' kernel (pair_product.hpp), P = A B and Q = A^T B per
+// v x v block of A, against two skinny_gemm passes (the second over A with
+// each block transposed, the copy the general contraction keeps of the
+// integrals): one read of A instead of two.
+void both_orders(const char* name, std::int64_t blocks, std::int64_t v, std::int64_t o) {
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> a(blocks * v * v), at(a.size()), b(v * o), bt(o * v), p(blocks * v * o), q(p.size());
+  for (double& x : a) x = u(rng);
+  for (std::int64_t x = 0; x < blocks; ++x)
+    for (std::int64_t e = 0; e < v; ++e)
+      for (std::int64_t f = 0; f < v; ++f) at[(x * v + f) * v + e] = a[(x * v + e) * v + f];
+  for (std::int64_t f = 0; f < v; ++f)
+    for (std::int64_t j = 0; j < o; ++j) bt[j * v + f] = b[f * o + j] = u(rng);
+  const auto isa = cyclocc::tensor::skinny_gemm_isas().back();
+  const double t1 = fastest([&] {
+    cyclocc::tensor::both_orders_blocks(isa, blocks, v, o, a.data(), b.data(), bt.data(), p.data(), q.data());
+  });
+  const double t2 = fastest([&] {
+    skinny_gemm(blocks * v, o, v, 1.0, a.data(), v, b.data(), o, false, 1.0, p.data(), o);
+    skinny_gemm(blocks * v, o, v, 1.0, at.data(), v, b.data(), o, false, 1.0, q.data(), o);
+  });
+  std::printf("%-26s %7ld %3ld %6ld  %9.3f %9.3f  (both orders in one pass against two skinny passes: %.2fx)\n", name,
+              (long)(blocks * v), (long)o, (long)v, t2 * 1e3, t1 * 1e3, t2 / t1);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -92,6 +120,11 @@ int main(int argc, char** argv) {
     row("P4 t1 <ov||vv> beta", 14575, 3, 55, yard);
     // bench_tensor (a) same spin, o = 10, v = 100 (packed ab, ef; packed ij).
     row("tensor (a) same spin", 4950, 45, 4950, yard);
+    // Closed-shell P_mbej and Q_mbej: o v blocks of v x v against o columns.
+    both_orders("P5a P and Q", 5 * 87, 87, 5);
+    both_orders("P1 P and Q", 5 * 53, 53, 5);
+    both_orders("P5a P and Q, 8 columns", 5 * 87, 87, 8);
+    both_orders("P5b P and Q (not taken)", 15 * 57, 57, 15);
     return 0;
   }
   for (std::int64_t N : {1, 2, 3, 4, 5, 8, 12, 15, 16, 17, 32, 64, 128})

@@ -7,6 +7,8 @@
 // compare every residual with the dense spin-orbital twin.
 #include "chem/cc/closed_shell.hpp"
 
+#include "tensor/pair_product.hpp"
+
 #include <stdexcept>
 
 namespace cyclocc::cc::closed_shell {
@@ -151,15 +153,12 @@ void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2,
 T1Ovvv t1_ovvv(const MoIntegrals& mo, const SpinTensor& t1, const Tensor& delta) {
   const Tensor& ta = spatial_block(t1);
   const Tensor& v = spatial_block(mo.ovvv);
-  const int o = ta.shape().lens[1], n = ta.shape().lens[0];
-  const tensor::Shape shape({o, n, n, o}, {N, N, N, N});
-  T1Ovvv pq{Tensor(ta.ctx(), shape, "P_mbej"), Tensor(ta.ctx(), shape, "Q_mbej"),
-            Tensor(ta.ctx(), tensor::Shape({n, n}, {N, N}), "F_ae(t1)")};
-  tensor::contract(1.0, v, "mbef", ta, "fj", 0.0, pq.p, "mbej");
-  tensor::contract(1.0, v, "mbfe", ta, "fj", 0.0, pq.q, "mbej");
-  tensor::contract(2.0, pq.q, "maej", delta, "jm", 0.0, pq.f, "ae");
-  tensor::contract(-1.0, pq.p, "maej", delta, "jm", 1.0, pq.f, "ae");
-  return pq;
+  const int n = ta.shape().lens[0];
+  auto pq = tensor::contract_both_orders(1.0, v, "mbef", ta, "fj", "mbej", "P_mbej", "Q_mbej");
+  T1Ovvv out{std::move(pq.p), std::move(pq.q), Tensor(ta.ctx(), tensor::Shape({n, n}, {N, N}), "F_ae(t1)")};
+  tensor::contract(2.0, out.q, "maej", delta, "jm", 0.0, out.f, "ae");
+  tensor::contract(-1.0, out.p, "maej", delta, "jm", 1.0, out.f, "ae");
+  return out;
 }
 
 void add_t1_ovvv_w(const T1Ovvv& pq, SpinTensor& wmbej) {

@@ -17,6 +17,14 @@ namespace dense {
 using cyclocc::tensor::Shape;
 using cyclocc::tensor::Sym;
 
+// A shape from edge lengths and one flag per index: "ANN" -> {AS, NS, NS}
+// (S for SY).
+inline Shape mk(std::vector<int> lens, const std::string& syms) {
+  std::vector<Sym> s;
+  for (char c : syms) s.push_back(c == 'A' ? Sym::AS : c == 'S' ? Sym::SY : Sym::NS);
+  return Shape(std::move(lens), std::move(s));
+}
+
 struct Array {
   std::vector<int> lens;
   std::vector<double> v;

@@ -12,12 +12,7 @@ using cyclocc::test::world;
 
 namespace {
 
-// "ANN" -> {AS, NS, NS}
-Shape mk(std::vector<int> lens, const std::string& syms) {
-  std::vector<Sym> s;
-  for (char c : syms) s.push_back(c == 'A' ? Sym::AS : c == 'S' ? Sym::SY : Sym::NS);
-  return Shape(std::move(lens), std::move(s));
-}
+using dense::mk;
 
 struct Operand {
   std::string labels;
