@@ -53,6 +53,11 @@ class Comm {
   // The received values are the only content of the returned buffer.
   Buffer<double> alltoallv(std::span<const double> send, const std::vector<std::int64_t>& send_counts,
                            std::vector<std::int64_t>& recv_counts) const;
+  // The same exchange when every rank already knows what it receives from
+  // each rank (recv_counts, e.g. from a kept plan of the exchange): one
+  // collective fewer. The counts must match the senders' send_counts.
+  Buffer<double> alltoallv_known(std::span<const double> send, const std::vector<std::int64_t>& send_counts,
+                                 const std::vector<std::int64_t>& recv_counts) const;
   // The same exchange for 64-bit integers (keys of sparse reads and writes).
   Buffer<std::int64_t> alltoallv(std::span<const std::int64_t> send, const std::vector<std::int64_t>& send_counts,
                                  std::vector<std::int64_t>& recv_counts) const;
@@ -72,6 +77,9 @@ class Comm {
   template <class T>
   Buffer<T> exchange(std::span<const T> send, const std::vector<std::int64_t>& send_counts,
                      std::vector<std::int64_t>& recv_counts, MPI_Datatype type) const;
+  template <class T>
+  Buffer<T> exchange_known(std::span<const T> send, const std::vector<std::int64_t>& send_counts,
+                           const std::vector<std::int64_t>& recv_counts, MPI_Datatype type) const;
 
   MPI_Comm comm_;
   int rank_ = 0;

@@ -600,7 +600,7 @@ void apply_moves(const Moves& m, const double* x, double* y, double alpha, bool 
 // to Y offsets). Running it is a gather, one exchange and a scatter. Offsets
 // are 32-bit (the local sizes are checked).
 struct RemapProgram {
-  std::vector<std::int64_t> send_counts;
+  std::vector<std::int64_t> send_counts, recv_counts;
   std::int64_t send_size = 0, recv_size = 0;
   Moves send, local, recv;
   std::int64_t bytes() const { return send.bytes() + local.bytes() + recv.bytes(); }
@@ -633,7 +633,11 @@ RemapProgram remap_program(const Layout& X, const Layout& Y, const std::vector<i
   std::vector<std::vector<std::int32_t>> from(P);
   receiver_walk(X, Y, perm, partial, me, [&](int s, std::int64_t i) { from[s].push_back(static_cast<std::int32_t>(i)); });
   std::vector<std::int32_t> recv_y;
-  for (int s = 0; s < P; ++s) recv_y.insert(recv_y.end(), from[s].begin(), from[s].end());
+  p.recv_counts.assign(P, 0);
+  for (int s = 0; s < P; ++s) {
+    p.recv_counts[s] = static_cast<std::int64_t>(from[s].size());
+    recv_y.insert(recv_y.end(), from[s].begin(), from[s].end());
+  }
   p.recv_size = static_cast<std::int64_t>(recv_y.size());
   p.recv = moves_of({}, std::move(recv_y));
   return p;
@@ -644,20 +648,29 @@ void run_program(const RemapProgram& p, const par::Comm& comm, const double* x, 
   if (comm.size() == 1) return;
   par::Buffer<double> send(static_cast<std::size_t>(p.send_size));
   apply_moves(p.send, x, send.data(), 1.0, false);
-  std::vector<std::int64_t> recv_counts;
-  const auto recv = comm.alltoallv(send, p.send_counts, recv_counts);
-  if (static_cast<std::int64_t>(recv.size()) != p.recv_size) throw std::logic_error("remap: received other than planned");
+  const auto recv = comm.alltoallv_known(send, p.send_counts, p.recv_counts);
   apply_moves(p.recv, recv.data(), y, alpha, add);
+}
+
+// The largest local size of a layout over the ranks: the same on every rank.
+std::int64_t largest_local_size(const Layout& L) {
+  std::int64_t n = 0;
+  for (int r = 0; r < L.nranks(); ++r) n = std::max(n, L.local_size(r));
+  return n;
 }
 
 // The program for these layouts (the context's own, so their addresses name
 // them), kept in the context from the second call on (one-off moves, such as
 // the integral transformation's, keep nothing) while the programs kept stay
 // within its budget (Context::set_program_budget). Null when there is none.
+//
+// Every rank decides alike: a kept program knows what each rank sends it and
+// skips the exchange of counts, so the ranks must run kept programs at the
+// same calls. The decision uses only what every rank knows (the layouts, the
+// largest local sizes), and every rank charges the budget with the largest
+// program of any rank.
 const RemapProgram* cached_program(Context& ctx, const Layout& X, const Layout& Y, const std::vector<int>& perm,
                                    bool partial) {
-  constexpr std::int64_t kMax32 = std::numeric_limits<std::int32_t>::max();
-  if (X.local_size() > kMax32 || Y.local_size() > kMax32) return nullptr;
   char key[96];
   std::snprintf(key, sizeof key, "remap|%p|%p|%d|", static_cast<const void*>(&X), static_cast<const void*>(&Y),
                 partial ? 1 : 0);
@@ -670,13 +683,16 @@ const RemapProgram* cached_program(Context& ctx, const Layout& X, const Layout& 
     return nullptr;
   }
   if (it->second) return static_cast<const RemapProgram*>(it->second.get());
+  constexpr std::int64_t kMax32 = std::numeric_limits<std::int32_t>::max();
+  const std::int64_t x_size = largest_local_size(X), y_size = largest_local_size(Y);
+  if (x_size > kMax32 || y_size > kMax32) return nullptr;
   // At most: every local X element sent or kept, every local Y element
   // received, each as a pair of 32-bit offsets.
-  const std::int64_t bound = 8 * (X.local_size() * static_cast<std::int64_t>(replica_offsets(Y).size()) +
-                                  Y.local_size() * static_cast<std::int64_t>(replica_offsets(X).size()));
+  const std::int64_t bound = 8 * (x_size * static_cast<std::int64_t>(replica_offsets(Y).size()) +
+                                  y_size * static_cast<std::int64_t>(replica_offsets(X).size()));
   if (!ctx.reserve_program_bytes(bound)) return nullptr;
   auto p = std::make_shared<RemapProgram>(remap_program(X, Y, perm, partial, ctx.rank()));
-  ctx.reserve_program_bytes(p->bytes() - bound);
+  ctx.reserve_program_bytes(ctx.comm().allreduce_max(p->bytes()) - bound);
   cache[k] = p;  // not `it`: an unordered map may have rehashed meanwhile
   return p.get();
 }

@@ -190,6 +190,33 @@ TEST(Storage, KeptRemapProgramsMatchTheWalk) {
   }
 }
 
+// A kept program skips the exchange of counts, so every rank must keep (and
+// run) the programs of the same remaps: each rank charges the budget alike
+// even where the ranks hold unequal shares, and with the budget running out
+// part-way every rank stops keeping at the same remap.
+TEST(Storage, EveryRankKeepsTheSamePrograms) {
+  const int P = world().size();
+  for (std::int64_t budget : {std::int64_t{256} << 20, std::int64_t{20000}}) {
+    Context ctx(world());
+    ctx.set_program_budget(budget);
+    for (int n : {5, 7, 9, 11}) {
+      const Shape s = mk({n, n + 1, 3}, "NNN"), t = mk({3, n + 1, n}, "NNN");
+      Tensor X(ctx, s, variant_mapping(ctx, s, 0)), Y(ctx, t, variant_mapping(ctx, t, 1));
+      X.fill_random(n);
+      for (int k = 0; k < 3; ++k) remap(X, Y, {2, 1, 0}, 1.0);
+      const auto x = X.gather_all(), y = Y.gather_all();
+      double err = 0;
+      for (int a = 0; a < n; ++a)
+        for (int b = 0; b <= n; ++b)
+          for (int c = 0; c < 3; ++c) err = std::max(err, std::abs(y[(c * (n + 1) + b) * n + a] - 3 * x[(a * (n + 1) + b) * 3 + c]));
+      EXPECT_LT(err, 1e-14) << "n " << n;
+      const std::int64_t bytes = ctx.program_bytes();
+      EXPECT_EQ(world().allreduce_max(bytes), -world().allreduce_max(-bytes)) << "n " << n << " budget " << budget;
+    }
+    if (P > 1 && budget > 20000) EXPECT_GT(ctx.program_bytes(), 0);
+  }
+}
+
 TEST(Summation, PermutationsUnpackingAndAntisymmetrisation) {
   Context ctx(world());
   struct Case {
