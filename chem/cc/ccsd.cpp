@@ -60,15 +60,15 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   const bool closed = mo.oovv_l.has_value();
   const SpinTensor& t1 = t.t1;
   const SpinTensor& t2 = t.t2;
-  // tau~ = t2 + 1/2 P(ij) t1 t1 and tau = t2 + P(ij) t1 t1 (the 0.25 and 0.5
-  // become 1/2 and 1 times (t_i^a t_j^b - t_j^a t_i^b) through the output's
-  // antisymmetry).
+  // tau = t2 + P(ij) t1 t1 and tau~ = t2 + 1/2 P(ij) t1 t1 = (t2 + tau) / 2
+  // (the 0.5 becomes 1 times (t_i^a t_j^b - t_j^a t_i^b) through the output's
+  // antisymmetry): one t1 t1 product for both.
   SpinTensor taut = SpinTensor::zeros_like(t2, "vvoo", {A, N, A, N}, "tau~");
   SpinTensor tau = SpinTensor::zeros_like(t2, "vvoo", {A, N, A, N}, "tau");
-  taut["abij"] = t2["abij"];
-  taut["abij"] += 0.25 * t1["ai"] * t1["bj"];
   tau["abij"] = t2["abij"];
   tau["abij"] += 0.5 * t1["ai"] * t1["bj"];
+  taut["abij"] = 0.5 * t2["abij"];
+  taut["abij"] += 0.5 * tau["abij"];
   // Closed shell: u = 2 t2 - t2 (exchanged), for the ring and T1 terms.
   const std::optional<Tensor> u =
       closed ? std::optional(cs::exchange_combination(tensor::spatial_block(t2), "abij", "baij", "2t2-t2"))
