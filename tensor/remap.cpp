@@ -601,7 +601,7 @@ void apply_moves(const Moves& m, const double* x, double* y, double alpha, bool 
 // are 32-bit (the local sizes are checked).
 struct RemapProgram {
   std::vector<std::int64_t> send_counts, recv_counts;
-  std::int64_t send_size = 0, recv_size = 0;
+  std::int64_t send_size = 0;
   Moves send, local, recv;
   std::int64_t bytes() const { return send.bytes() + local.bytes() + recv.bytes(); }
 };
@@ -638,7 +638,6 @@ RemapProgram remap_program(const Layout& X, const Layout& Y, const std::vector<i
     p.recv_counts[s] = static_cast<std::int64_t>(from[s].size());
     recv_y.insert(recv_y.end(), from[s].begin(), from[s].end());
   }
-  p.recv_size = static_cast<std::int64_t>(recv_y.size());
   p.recv = moves_of({}, std::move(recv_y));
   return p;
 }
