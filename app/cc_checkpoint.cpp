@@ -103,8 +103,7 @@ std::string space_difference(const AmplitudeSpace& stored, const AmplitudeSpace&
 template <class Amps, class F>
 void each_block(Amps& t, const std::string& group, F&& f) {
   auto blocks = [&](auto& x, const std::string& name) {
-    for (const std::string& key : x.block_keys())
-      if (!x.derived(key)) f(name, group + "/" + name + "_" + key, x.block(key));
+    for (const std::string& key : x.computed_keys()) f(name, group + "/" + name + "_" + key, x.block(key));
   };
   blocks(t.t1, "t1");
   blocks(t.t2, "t2");

@@ -277,6 +277,13 @@ std::vector<std::string> SpinTensor::block_keys() const {
   return k;
 }
 
+std::vector<std::string> SpinTensor::computed_keys() const {
+  std::vector<std::string> k;
+  for (const auto& kv : blocks_)
+    if (!derived(kv.first)) k.push_back(kv.first);
+  return k;
+}
+
 Tensor& SpinTensor::block(const std::string& spins) {
   // The caller may write: every block is brought up to date first, so that no
   // derived block is later filled from an already changed partner.

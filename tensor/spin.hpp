@@ -70,6 +70,9 @@ class SpinTensor {
   const std::string& name() const { return name_; }
 
   std::vector<std::string> block_keys() const;
+  // The blocks that are computed, not filled from a flipped partner
+  // (derived): all of them unless restricted.
+  std::vector<std::string> computed_keys() const;
   // In a restricted calculation: whether a block is filled from its flipped partner.
   bool derived(const std::string& spins) const;
   // For sums over blocks of quantities unchanged by a global spin flip: 0 for a

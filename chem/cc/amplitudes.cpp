@@ -24,20 +24,6 @@ void each_pair(Amplitudes& a, const Amplitudes& b, F&& f) {
   f(a.t2, b.t2);
   if (a.t3 && b.t3) f(*a.t3, *b.t3);
 }
-
-// The blocks an element-wise operation computes: in a restricted
-// calculation not those filled from a flipped partner (SpinTensor::derived),
-// which follow from the computed ones when they are next read. The fill is a
-// signed sum of index reorderings, so it commutes with linear combinations and
-// with products by factors unchanged by those reorderings (the denominators):
-// the derived blocks are neither filled nor computed here.
-std::vector<std::string> computed_keys(const SpinTensor& x) {
-  std::vector<std::string> keys;
-  for (const auto& k : x.block_keys())
-    if (!x.derived(k)) keys.push_back(k);
-  return keys;
-}
-
 }  // namespace
 
 void Amplitudes::set_zero() {
@@ -52,9 +38,15 @@ void Amplitudes::scale(double alpha) {
   if (t3) t3->scale(alpha);
 }
 
+// The element-wise operations below work on the computed blocks only: in a
+// restricted calculation the blocks filled from a flipped partner
+// (SpinTensor::derived) follow from them when they are next read. The fill is
+// a signed sum of index reorderings, so it commutes with linear combinations
+// and with products by factors unchanged by those reorderings (the
+// denominators): the derived blocks are neither filled nor computed here.
 void Amplitudes::axpy(double alpha, const Amplitudes& x) {
   each_pair(*this, x, [&](SpinTensor& a, const SpinTensor& b) {
-    for (const auto& k : computed_keys(a)) {
+    for (const auto& k : a.computed_keys()) {
       auto& ad = a.write_block(k).data();
       const auto& bd = b.block(k).data();
       for (std::size_t i = 0; i < ad.size(); ++i) ad[i] += alpha * bd[i];
@@ -64,7 +56,7 @@ void Amplitudes::axpy(double alpha, const Amplitudes& x) {
 
 void Amplitudes::multiply(const Amplitudes& f) {
   each_pair(*this, f, [&](SpinTensor& a, const SpinTensor& b) {
-    for (const auto& k : computed_keys(a)) {
+    for (const auto& k : a.computed_keys()) {
       auto& ad = a.write_block(k).data();
       const auto& bd = b.block(k).data();
       for (std::size_t i = 0; i < ad.size(); ++i) ad[i] *= bd[i];
@@ -82,7 +74,7 @@ void Amplitudes::combine(const std::vector<double>& c, const std::vector<const A
   std::vector<std::vector<const SpinTensor*>> in;
   for (const Amplitudes* a : x) in.push_back(tensors(*a));
   for (std::size_t n = 0; n < out.size(); ++n)
-    for (const auto& k : computed_keys(*out[n])) {
+    for (const auto& k : out[n]->computed_keys()) {
       std::vector<const double*> src;
       for (const auto& a : in) src.push_back(a[n]->block(k).data().data());
       auto& o = out[n]->write_block(k).data();

@@ -32,8 +32,8 @@ constexpr Sym N = Sym::NS, A = Sym::AS;
 // The unit matrix delta_ij over the occupied orbitals of both spins.
 SpinTensor occupied_unit(const SpinTensor& like) {
   SpinTensor d = SpinTensor::zeros_like(like, "oo", {N, N}, "delta_oo");
-  for (const std::string& k : d.block_keys())
-    if (!d.derived(k)) d.write_block(k).transform([](const int* i, double& v) { v = i[0] == i[1] ? 1.0 : 0.0; });
+  for (const std::string& k : d.computed_keys())
+    d.write_block(k).transform([](const int* i, double& v) { v = i[0] == i[1] ? 1.0 : 0.0; });
   return d;
 }
 

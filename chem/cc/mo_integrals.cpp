@@ -49,8 +49,7 @@ void fill_block(const ChemistBlock& chem, const std::string& spaces, const std::
 // Every computed block of an antisymmetrized integral tensor; in a restricted
 // calculation the derived blocks follow when the tensor is next read.
 void fill_integrals(const ChemistBlock& chem, SpinTensor& t) {
-  for (const auto& key : t.block_keys())
-    if (!t.derived(key)) fill_block(chem, t.spaces(), key, t.block(key));
+  for (const auto& key : t.computed_keys()) fill_block(chem, t.spaces(), key, t.block(key));
   t.blocks_written();
 }
 

@@ -289,6 +289,22 @@ TEST(Spin, FlipWeightsCountEachFlippedPairOnce) {
   }
 }
 
+// The computed blocks: restricted, those not filled from a flipped partner
+// (T1 aa; T2 abab, its all-alpha block being derived from it too); otherwise all.
+TEST(Spin, ComputedKeysLeaveOutTheDerivedBlocks) {
+  Context ctx(world());
+  const Spec t1 = T1("ai"), t2 = T2("abij");
+  for (bool restricted : {true, false}) {
+    const SpinDims d = closed_dims(restricted);
+    SpinTensor X1(ctx, d, t1.spaces, t1.sym, "T1"), X2(ctx, d, t2.spaces, t2.sym, "T2");
+    using Keys = std::vector<std::string>;
+    const Keys t1_keys = restricted ? Keys{"aa"} : Keys{"aa", "bb"};
+    const Keys t2_keys = restricted ? Keys{"abab"} : Keys{"aaaa", "abab", "bbbb"};
+    EXPECT_EQ(X1.computed_keys(), t1_keys);
+    EXPECT_EQ(X2.computed_keys(), t2_keys);
+  }
+}
+
 TEST(Spin, SpatialBlocksNameTheClosedShellBlocks) {
   Context ctx(world());
   const SpinDims r = closed_dims(true);
