@@ -1,6 +1,8 @@
 #include "parallel/comm.hpp"
 #include "tensor/tensor.hpp"
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -266,9 +268,16 @@ double Tensor::dot(const Tensor& o) const {
     moved.emplace(remapped(o, shape(), mapping(), identity_perm(order())));
     other = &*moved;
   }
+  // BLAS's ddot: several partial sums at once, where one running sum would
+  // wait on the latency of every addition.
   double s = 0;
-  if (layout_->first_replica())
-    for (std::size_t i = 0; i < data_.size(); ++i) s += data_[i] * other->data_[i];
+  if (layout_->first_replica()) {
+    constexpr std::size_t kMost = std::size_t{1} << 30;  // ddot counts in int
+    for (std::size_t i = 0; i < data_.size(); i += kMost) {
+      const auto n = static_cast<int>(std::min(kMost, data_.size() - i));
+      s += cblas_ddot(n, data_.data() + i, 1, other->data_.data() + i, 1);
+    }
+  }
   return ctx().comm().allreduce_sum(s);
 }
 

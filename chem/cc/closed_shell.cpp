@@ -211,12 +211,12 @@ void add_t1_from_z(const T1Ovvv& pq, const SpinTensor& t1, const SpinTensor& z, 
 double energy(const MoIntegrals& mo, const Amplitudes& t) {
   const Tensor& ta = spatial_block(t.t1);
   const Tensor& L = *mo.oovv_l;
+  const double e2 = spatial_block(t.t2).dot(*mo.vvoo_l);  // sum_ijab L_ijab t_ij^ab
   Tensor e(ta.ctx(), tensor::Shape({}, {}), "E");
-  tensor::contract(1.0, L, "ijab", spatial_block(t.t2), "abij", 0.0, e, "");
   Tensor x(ta.ctx(), tensor::Shape({L.shape().lens[0], L.shape().lens[2]}, {N, N}), "X_jb");
   tensor::contract(1.0, L, "ijab", ta, "ai", 0.0, x, "jb");
-  tensor::contract(1.0, x, "jb", ta, "bj", 1.0, e, "");
-  return e.scalar();
+  tensor::contract(1.0, x, "jb", ta, "bj", 0.0, e, "");
+  return e2 + e.scalar();
 }
 
 }  // namespace cyclocc::cc::closed_shell

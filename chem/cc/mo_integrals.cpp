@@ -114,8 +114,11 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
     mo.oovv_plus.emplace(std::move(oo[0]));
     mo.oovv_minus.emplace(std::move(oo[1]));
     mo.oovv_l.emplace(closed_shell::exchange_combination(oovv, "pqrs", "pqsr", "L" + oovv.name()));
+    const auto& lens = oovv.shape().lens;
+    mo.vvoo_l.emplace(ctx, tensor::Shape({lens[2], lens[3], lens[0], lens[1]}, {N, N, N, N}), "L_abij");
+    tensor::sum(1.0, *mo.oovv_l, "ijab", 0.0, *mo.vvoo_l, "abij");
     for (auto* x : {&mo.vvvv_plus, &mo.vvvv_minus, &mo.ovvv_plus, &mo.ovvv_minus, &mo.oovv_plus, &mo.oovv_minus,
-                    &mo.oovv_l})
+                    &mo.oovv_l, &mo.vvoo_l})
       (*x)->set_constant(true);
   }
   // Fixed from here on: contractions keep their prepared copies.

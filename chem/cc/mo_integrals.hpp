@@ -47,6 +47,10 @@ struct MoIntegrals {
   // And L_mnef = 2 <mn|ef> - <mn|fe> from oovv, for the closed-shell terms
   // (closed_shell.hpp).
   std::optional<Tensor> oovv_l;
+  // And L_ijab laid out as the amplitudes' spatial block t_ij^ab ("abij",
+  // the default mapping), so that the energy sum_ijab L_ijab t_ij^ab is a
+  // dot product of what each rank holds.
+  std::optional<Tensor> vvoo_l;
 
   MoIntegrals(tensor::Context& ctx, const SpinDims& d, bool with_vvvv);
 };
