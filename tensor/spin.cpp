@@ -326,20 +326,29 @@ void SpinTensor::scale(double alpha) {
   for (auto& kv : blocks_)
     if (!stale_.count(kv.first)) kv.second.scale(alpha);
 }
-double SpinTensor::dot(const SpinTensor& o) const {
+double SpinTensor::dot(const SpinTensor& o) const { return dots({&o})[0]; }
+
+std::vector<double> SpinTensor::dots(const std::vector<const SpinTensor*>& others) const {
   // A flipped image has its partner's dot product (the flip permutes, with a
   // sign, the elements of both): the partner counts twice (flip_weight), and
   // the image is neither filled nor read.
-  const bool flips = dims_.restricted && o.dims_.restricted;
+  bool flips = dims_.restricted;
+  for (const SpinTensor* o : others) flips = flips && o->dims_.restricted;
   auto weight = [&](const std::string& k) { return flips ? flip_weight(k) : 1; };
   std::set<std::string> keys;
   for (const auto& kv : blocks_)
     if (weight(kv.first) > 0) keys.insert(kv.first);
   ensure_derived(keys);
-  o.ensure_derived(keys);
-  double s = 0;
-  for (const auto& kv : blocks_)
-    if (const int w = weight(kv.first)) s += w * kv.second.dot(o.block(kv.first));
+  for (const SpinTensor* o : others) o->ensure_derived(keys);
+  std::vector<double> s(others.size(), 0.0);
+  for (const auto& kv : blocks_) {
+    const int w = weight(kv.first);
+    if (w == 0) continue;
+    std::vector<const Tensor*> y;
+    for (const SpinTensor* o : others) y.push_back(&o->block(kv.first));
+    const std::vector<double> d = kv.second.dots(y);
+    for (std::size_t j = 0; j < d.size(); ++j) s[j] += w * d[j];
+  }
   return s;
 }
 double SpinTensor::norm2() const { return std::sqrt(dot(*this)); }

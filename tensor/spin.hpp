@@ -112,6 +112,8 @@ class SpinTensor {
   void set_constant(bool constant);
   // Sum of the packed dot products of all blocks (every unique amplitude once).
   double dot(const SpinTensor& o) const;
+  // dot(*o) for every o at once (Tensor::dots on each block).
+  std::vector<double> dots(const std::vector<const SpinTensor*>& others) const;
   double norm2() const;
 
   IndexedT<SpinTensor> operator[](const std::string& labels);

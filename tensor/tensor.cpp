@@ -260,25 +260,34 @@ void Tensor::for_each(const std::function<void(const int*, double)>& f) const {
   walk_indices(*layout_, [&](const int* x, std::int64_t i) { f(x, data_[i]); });
 }
 
-double Tensor::dot(const Tensor& o) const {
-  if (!(o.shape() == shape())) throw std::invalid_argument("dot: shapes differ");
-  const Tensor* other = &o;
-  std::optional<Tensor> moved;  // only when the mappings differ
-  if (!(o.mapping() == mapping())) {
-    moved.emplace(remapped(o, shape(), mapping(), identity_perm(order())));
-    other = &*moved;
+double Tensor::dot(const Tensor& o) const { return dots({&o})[0]; }
+
+std::vector<double> Tensor::dots(const std::vector<const Tensor*>& others) const {
+  std::vector<const Tensor*> y;
+  std::vector<Tensor> moved;  // only those whose mappings differ
+  moved.reserve(others.size());
+  for (const Tensor* o : others) {
+    if (!(o->shape() == shape())) throw std::invalid_argument("dot: shapes differ");
+    if (o->mapping() == mapping()) {
+      y.push_back(o);
+      continue;
+    }
+    moved.push_back(remapped(*o, shape(), mapping(), identity_perm(order())));
+    y.push_back(&moved.back());
   }
-  // BLAS's ddot: several partial sums at once, where one running sum would
-  // wait on the latency of every addition.
-  double s = 0;
+  // BLAS's ddot (several partial sums at once, where one running sum would
+  // wait on the latency of every addition), over chunks of this tensor that
+  // stay in cache while every other tensor's chunk is read against them.
+  std::vector<double> s(y.size(), 0.0);
   if (layout_->first_replica()) {
-    constexpr std::size_t kMost = std::size_t{1} << 30;  // ddot counts in int
-    for (std::size_t i = 0; i < data_.size(); i += kMost) {
-      const auto n = static_cast<int>(std::min(kMost, data_.size() - i));
-      s += cblas_ddot(n, data_.data() + i, 1, other->data_.data() + i, 1);
+    constexpr std::size_t kChunk = 4096;
+    for (std::size_t i = 0; i < data_.size(); i += kChunk) {
+      const auto n = static_cast<int>(std::min(kChunk, data_.size() - i));
+      for (std::size_t j = 0; j < y.size(); ++j) s[j] += cblas_ddot(n, data_.data() + i, 1, y[j]->data_.data() + i, 1);
     }
   }
-  return ctx().comm().allreduce_sum(s);
+  ctx().comm().allreduce_sum(s.data(), s.size());
+  return s;
 }
 
 double Tensor::norm2() const { return std::sqrt(dot(*this)); }

@@ -88,6 +88,9 @@ class Tensor {
 
   // Sums over the packed (unique) elements; `o` may have another mapping.
   double dot(const Tensor& o) const;
+  // dot(*o) for every o at once: one pass over this tensor (in cache-sized
+  // chunks, each read once for all of them) and one reduction.
+  std::vector<double> dots(const std::vector<const Tensor*>& others) const;
   double norm2() const;  // sqrt of dot(*this, *this)
   double max_abs() const;
 

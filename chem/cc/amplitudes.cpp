@@ -90,9 +90,21 @@ void Amplitudes::combine(const std::vector<double>& c, const std::vector<const A
     }
 }
 
-double Amplitudes::dot(const Amplitudes& o) const {
-  double s = t1.dot(o.t1) + t2.dot(o.t2);
-  if (t3 && o.t3) s += t3->dot(*o.t3);
+double Amplitudes::dot(const Amplitudes& o) const { return dots({&o})[0]; }
+
+std::vector<double> Amplitudes::dots(const std::vector<const Amplitudes*>& others) const {
+  std::vector<double> s(others.size(), 0.0);
+  auto add = [&](const SpinTensor& x, auto member) {
+    std::vector<const SpinTensor*> y;
+    for (const Amplitudes* o : others) y.push_back(member(*o));
+    const std::vector<double> d = x.dots(y);
+    for (std::size_t j = 0; j < d.size(); ++j) s[j] += d[j];
+  };
+  add(t1, [](const Amplitudes& a) { return &a.t1; });
+  add(t2, [](const Amplitudes& a) { return &a.t2; });
+  bool all_t3 = t3.has_value();
+  for (const Amplitudes* o : others) all_t3 = all_t3 && o->t3.has_value();
+  if (all_t3) add(*t3, [](const Amplitudes& a) { return &*a.t3; });
   return s;
 }
 

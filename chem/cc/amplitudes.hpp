@@ -24,6 +24,7 @@ struct Amplitudes {
   // this = sum_i c[i] * x[i] (same structure), in one pass over the x[i] (DIIS).
   void combine(const std::vector<double>& c, const std::vector<const Amplitudes*>& x);
   double dot(const Amplitudes& o) const;         // over all unique (packed) amplitudes
+  std::vector<double> dots(const std::vector<const Amplitudes*>& others) const;  // dot(*o) for each, in one pass
   double norm2() const;
   double norm2_t3() const;
 };

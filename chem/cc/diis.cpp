@@ -21,8 +21,9 @@ void AmplitudeDiis::extrapolate(Amplitudes& t, const Amplitudes& error) {
     vectors_.push_back(t);
     errors_.push_back(error);
   }
-  std::vector<double> row;
-  for (const Amplitudes& e : errors_) row.push_back(e.dot(error));
+  std::vector<const Amplitudes*> stored;
+  for (const Amplitudes& e : errors_) stored.push_back(&e);
+  const std::vector<double> row = error.dots(stored);
   overlaps_.push_back(row);
   const int n = size();
   if (n < 2) return;

@@ -286,6 +286,18 @@ TEST(Spin, FlipWeightsCountEachFlippedPairOnce) {
     EXPECT_NEAR(weighted, all, 1e-12 * all) << s.spaces;
     EXPECT_NEAR(X.dot(X), all, 1e-12 * all) << s.spaces;
     EXPECT_GT(zeros, 0) << s.spaces;
+    // dots: each against its own dot, with another flip-symmetric tensor.
+    SpinTensor Y(ctx, r, s.spaces, s.sym, "Y");
+    for (const auto& k : Y.block_keys()) Y.block(k).fill_random(seed++);
+    Y.flip_symmetrize();
+    const std::vector<double> d = X.dots({&Y, &X, &Y});
+    ASSERT_EQ(d.size(), 3u);
+    double xy = 0;
+    for (const auto& k : X.block_keys()) xy += X.block(k).dot(Y.block(k));
+    EXPECT_NEAR(d[0], xy, 1e-12 * all) << s.spaces;
+    EXPECT_NEAR(d[1], all, 1e-12 * all) << s.spaces;
+    EXPECT_EQ(d[2], d[0]) << s.spaces;
+    EXPECT_GT(std::abs(xy), 1e-3) << s.spaces;
   }
 }
 

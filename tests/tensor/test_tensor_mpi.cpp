@@ -142,6 +142,28 @@ TEST(Storage, RedistributeDotNormTransform) {
   for (double v : all) ss += v * v;
   EXPECT_NEAR(T.dot(U), ss, 1e-12 * ss);
   EXPECT_NEAR(T.norm2(), std::sqrt(ss), 1e-12);
+  // dots: several at once, one of another mapping, against plain sums over
+  // the canonical arrays (more elements than one of its chunks).
+  {
+    const Shape big = mk({12, 11, 9, 8}, "NNNN");
+    Tensor X(ctx, big), Y(ctx, big), Z(ctx, big, variant_mapping(ctx, big, 2));
+    X.fill_random(5);
+    Y.fill_random(6);
+    Z.fill_random(7);
+    const auto x = X.gather_all(), y = Y.gather_all(), z = Z.gather_all();
+    double xy = 0, xz = 0, xx = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      xy += x[i] * y[i];
+      xz += x[i] * z[i];
+      xx += x[i] * x[i];
+    }
+    const std::vector<double> d = X.dots({&Y, &Z, &X});
+    ASSERT_EQ(d.size(), 3u);
+    EXPECT_NEAR(d[0], xy, 1e-12 * xx);
+    EXPECT_NEAR(d[1], xz, 1e-12 * xx);
+    EXPECT_NEAR(d[2], xx, 1e-12 * xx);
+    EXPECT_GT(std::abs(xy), 1.0);
+  }
   U.redistribute(variant_mapping(ctx, s, 1));
   EXPECT_EQ(U.gather_all(), all);
   // transform sees global indices: set each element to a function of them.
