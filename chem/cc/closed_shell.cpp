@@ -136,11 +136,17 @@ void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2,
 
   Tensor& x = spatial_mirror_half(r2);  // R gets x + x(ba,ji)
   tensor::contract(1.0, u, "aeim", d, "mbej", 1.0, x, "abij");
+  // B is read by the last two products in the same matrix layout ([em][b.]):
+  // held constant meanwhile, the first keeps its prepared copy for the second
+  // (one redistribution of B fewer; the rings 9.5 -> 8.9 ms per iteration on
+  // H2O/aug-cc-pVTZ at 2 ranks, the operations table over two pairs of runs).
+  b.set_constant(true);
   // t_im^ea read as t_mi^ae: with a first, as in the output, each rank keeps
   // its a's and the ranks sum no partial products (a third fewer words;
   // 3.5 -> 3.1 ms per iteration on H2O/aug-cc-pVTZ at 2 ranks).
   tensor::contract(0.5, t, "aemi", b, "mbej", 1.0, x, "abij");
   tensor::contract(1.0, t, "aemj", b, "mbei", 1.0, x, "abij");
+  b.set_constant(false);
 }
 
 // The terms linear in t1 and the <ov||vv> integrals, on the spatial <ma|ef>
