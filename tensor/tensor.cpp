@@ -337,21 +337,33 @@ std::vector<double> Tensor::export_slab() const {
   std::vector<std::int64_t> counts(P, 0);
   if (L.first_replica()) {
     // Local order is canonical order: the data goes out as it is, each
-    // destination's part sorted; only the counts are needed.
+    // destination's part sorted; only the counts are needed, and as the
+    // canonical index grows with the local one, each slab's first local
+    // element is found by bisection.
     const auto parts = canonical_parts(L);
-    std::vector<std::int64_t> begin(P + 1);
-    for (int r = 0; r <= P; ++r) begin[r] = slab_begin(r);
-    std::vector<std::int64_t> u(L.comps().size(), 0);
-    int dest = 0;
-    for (std::size_t i = 0; i < data_.size(); ++i) {
+    const auto n = static_cast<std::int64_t>(data_.size());
+    auto key = [&](std::int64_t i) {  // the canonical index of local element i
       std::int64_t k = 0;
-      for (std::size_t c = 0; c < u.size(); ++c) k += parts[c][u[c]];
-      while (dest + 1 < P && k >= begin[dest + 1]) ++dest;
-      ++counts[dest];
-      for (int c = static_cast<int>(u.size()) - 1; c >= 0; --c) {
-        if (++u[c] < L.extent()[c]) break;
-        u[c] = 0;
+      for (int c = static_cast<int>(parts.size()) - 1; c >= 0; --c) {
+        k += parts[c][static_cast<std::size_t>(i % L.extent()[c])];
+        i /= L.extent()[c];
       }
+      return k;
+    };
+    auto first_at_least = [&](std::int64_t k) {
+      std::int64_t lo = 0, hi = n;
+      while (lo < hi) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        if (key(mid) < k) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    };
+    std::int64_t from = 0;
+    for (int r = 0; r < P; ++r) {
+      const std::int64_t to = r + 1 < P ? first_at_least(slab_begin(r + 1)) : n;
+      counts[r] = to - from;
+      from = to;
     }
   }
   std::vector<std::int64_t> rc;
