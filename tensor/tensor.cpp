@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <ranges>
 #include <stdexcept>
 
 #include "tensor/contract.hpp"
@@ -350,14 +351,10 @@ std::vector<double> Tensor::export_slab() const {
       }
       return k;
     };
+    const auto local = std::views::iota(std::int64_t{0}, n);
     auto first_at_least = [&](std::int64_t k) {
-      std::int64_t lo = 0, hi = n;
-      while (lo < hi) {
-        const std::int64_t mid = lo + (hi - lo) / 2;
-        if (key(mid) < k) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo;
+      const auto it = std::ranges::partition_point(local, [&](std::int64_t i) { return key(i) < k; });
+      return static_cast<std::int64_t>(std::ranges::distance(local.begin(), it));
     };
     std::int64_t from = 0;
     for (int r = 0; r < P; ++r) {
