@@ -109,12 +109,12 @@ void add_ladders(const MoIntegrals& mo, const std::vector<Tensor>& tau_pm, const
   }
 }
 
-// The ring terms P(ij)P(ab) t_im^ae W_mbej of closed-shell CCSD with one
-// product fewer. In spatial orbitals, with A and B W_mbej's direct and
+// The ring terms P(ij)P(ab) t_im^ae W_mbej of closed-shell CCSD with two
+// products fewer. In spatial orbitals, with A and B W_mbej's direct and
 // exchanged blocks (<m b-bar||e j-bar> and <m b-bar||e-bar j>) and t the
 // amplitudes t_ij^ab, R's spatial block gains X + X(ba,ji):
-//   X_ij^ab = sum_me [ (2 t_im^ae - t_im^ea) D_mbej + 1/2 t_im^ea B_mbej + t_mj^ae B_mbei ],
-//   D = A + B/2,
+//   X_ij^ab = sum_me (2 t_im^ae - t_im^ea) D_mbej + 1/2 Y_ij^ab + Y_ji^ab,
+//   Y_ij^ab = sum_me t_im^ea B_mbej,  D = A + B/2,
 // where the t2 part of D is one product (as in the D and C intermediates of
 // H. Koch, O. Christiansen, R. Kobayashi, P. Jorgensen and T. Helgaker, Chem.
 // Phys. Lett. 228, 233 (1994)):
@@ -136,17 +136,14 @@ void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2,
 
   Tensor& x = spatial_mirror_half(r2);  // R gets x + x(ba,ji)
   tensor::contract(1.0, u, "aeim", d, "mbej", 1.0, x, "abij");
-  // B is read by the last two products in the same matrix layout ([em][b.]):
-  // held constant meanwhile, the first keeps its prepared copy for the second
-  // (one redistribution of B fewer; the rings 9.5 -> 8.9 ms per iteration on
-  // H2O/aug-cc-pVTZ at 2 ranks, the operations table over two pairs of runs).
-  b.set_constant(true);
-  // t_im^ea read as t_mi^ae: with a first, as in the output, each rank keeps
-  // its a's and the ranks sum no partial products (a third fewer words;
-  // 3.5 -> 3.1 ms per iteration on H2O/aug-cc-pVTZ at 2 ranks).
-  tensor::contract(0.5, t, "aemi", b, "mbej", 1.0, x, "abij");
-  tensor::contract(1.0, t, "aemj", b, "mbei", 1.0, x, "abij");
-  b.set_constant(false);
+  // The last two terms are one product, Y_ij^ab = sum_me t_mi^ae B_mbej, read
+  // twice: sum_me t_mj^ae B_mbei = Y_ji^ab. t_im^ea is read as t_mi^ae: with a
+  // first, as in the output, each rank keeps its a's and the ranks sum no
+  // partial products.
+  Tensor y2 = Tensor::zeros_like(x, "t2*B");
+  tensor::contract(1.0, t, "aemi", b, "mbej", 0.0, y2, "abij");
+  tensor::sum(0.5, y2, "abij", 1.0, x, "abij");
+  tensor::sum(1.0, y2, "abji", 1.0, x, "abij");
 }
 
 // The terms linear in t1 and the <ov||vv> integrals, on the spatial <ma|ef>
