@@ -7,6 +7,8 @@
 // compare every residual with the dense spin-orbital twin.
 #include "chem/cc/closed_shell.hpp"
 
+#include <optional>
+
 #include "tensor/pair_product.hpp"
 
 #include <stdexcept>
@@ -38,6 +40,14 @@ std::vector<Tensor> exchange_parts(const Tensor& x, const std::vector<Sym>& plus
   // per group, of which each distinct one appears 2^(groups - 1) times.
   double factor = 1.0;
   for (Sym s : plus) factor *= s == Sym::SY ? 0.5 : 1.0;
+  // With a mapping given, x moves into it once and both parts are local
+  // sums (each part would otherwise redistribute x on its own).
+  std::optional<Tensor> moved;
+  if (map && !(x.mapping().normalized() == map->normalized())) {
+    moved.emplace(x.ctx(), x.shape(), *map, x.name());
+    tensor::sum(1.0, x, labels, 0.0, *moved, labels);
+  }
+  const Tensor& src = moved ? *moved : x;
   std::vector<Tensor> parts;
   for (const bool minus : {false, true}) {
     std::vector<Sym> sym = plus;
@@ -46,7 +56,7 @@ std::vector<Tensor> exchange_parts(const Tensor& x, const std::vector<Sym>& plus
     const std::string n = name + (minus ? "-" : "+");
     if (map) parts.emplace_back(x.ctx(), shape, *map, n);
     else parts.emplace_back(x.ctx(), shape, n);
-    tensor::sum(factor, x, labels, 0.0, parts.back(), labels);
+    tensor::sum(factor, src, labels, 0.0, parts.back(), labels);
   }
   return parts;
 }
@@ -74,7 +84,11 @@ std::vector<Tensor> exchange_parts(const Tensor& x, const std::vector<Sym>& plus
 // (<ma|ef> +- <ma|fe>) / 2, the parts symmetric (antisymmetric) in ij.
 
 std::vector<Tensor> split_tau(const SpinTensor& tau) {
-  return exchange_parts(spatial_block(tau), {Sym::SY, N, Sym::SY, N}, "tau");
+  // Along the pair ef, as the ladder splits it (and the integrals' ef): tau
+  // moves once, into that mapping, and its parts are local sums there.
+  const Tensor& t = spatial_block(tau);
+  const auto along_ef = tensor::Mapping::along(t.ctx().nranks(), 0, 2);
+  return exchange_parts(t, {Sym::SY, N, Sym::SY, N}, "tau", &along_ef);
 }
 
 namespace {
@@ -100,13 +114,22 @@ void add_ladders(const MoIntegrals& mo, const std::vector<Tensor>& tau_pm, const
   Tensor& r = spatial_write_block(r2);
   const std::array<const Tensor*, 2> v{&*mo.vvvv_plus, &*mo.vvvv_minus}, g{&*mo.oovv_plus, &*mo.oovv_minus};
   std::vector<Tensor> w_pm = exchange_parts(spatial_block(wmnij), {Sym::SY, N, Sym::SY, N}, "W_mnij");
+  std::vector<Tensor> parts;
   for (int k = 0; k < 2; ++k) {
     Tensor& w = w_pm[k];
     tensor::contract(1.0, *g[k], "mnef", tau_pm[k], "efij", 1.0, w, "mnij");
-    Tensor part = split_part(*v[k], "abef", tau_pm[k], r, k ? "R-" : "R+");
-    tensor::contract(1.0, tau_pm[k], "abmn", w, "mnij", 1.0, part, "abij");
-    tensor::sum(1.0, part, "abij", 1.0, r, "abij");
+    parts.push_back(split_part(*v[k], "abef", tau_pm[k], r, k ? "R-" : "R+"));
+    tensor::contract(1.0, tau_pm[k], "abmn", w, "mnij", 1.0, parts.back(), "abij");
   }
+  // Where R lies elsewhere, R+ + R- is unpacked where the parts are (local
+  // sums) and moves into R once, not once per part (P5b at 2 ranks: the
+  // ladders' sums 5-8 -> 4.3 ms per iteration, 12% fewer words in all).
+  Tensor* into = &r;
+  std::optional<Tensor> both;
+  if (!(parts[0].mapping().normalized() == r.mapping().normalized()))
+    into = &both.emplace(r.ctx(), tensor::Shape(r.shape().lens, {N, N, N, N}), parts[0].mapping(), "R+ + R-");
+  for (const Tensor& part : parts) tensor::sum(1.0, part, "abij", 1.0, *into, "abij");
+  if (both) tensor::sum(1.0, *both, "abij", 1.0, r, "abij");
 }
 
 // The ring terms P(ij)P(ab) t_im^ae W_mbej of closed-shell CCSD with two
