@@ -69,9 +69,11 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   tau["abij"] += 0.5 * t1["ai"] * t1["bj"];
   taut["abij"] = 0.5 * t2["abij"];
   taut["abij"] += 0.5 * tau["abij"];
-  // Closed shell: u = 2 t2 - t2 (exchanged), for the ring and T1 terms.
+  // Closed shell: u = 2 t2 - t2 (exchanged), for the ring and T1 terms. The
+  // exchanged t_ij^ba is read as t_ji^ab (t_ij^ab = t_ji^ba): the ranks split
+  // the virtual a, so swapping i and j moves no data.
   const std::optional<Tensor> u =
-      closed ? std::optional(cs::exchange_combination(tensor::spatial_block(t2), "abij", "baij", "2t2-t2"))
+      closed ? std::optional(cs::exchange_combination(tensor::spatial_block(t2), "abij", "abji", "2t2-t2"))
              : std::nullopt;
 
   // delta_jm, for traces taken as products (F_ae's and the T1 equation's t1 <ov||vv> parts).
