@@ -142,8 +142,9 @@ void stage_correlated(RunContext& ctx, const input::Input& in, const chem::Basis
   } else if (const auto p = ckpt.stored("ccsd")) {
     ccsd = stored_result(*p);
   }
-  if (!stored_ccsdt || ckpt.stored("ccsd")) report(ctx, scf, "ccsd", ccsd);
+  // (An unconverged run's results hold its iteration times too.)
   ctx.results.set_timing(method == "ccsdt" ? "ccsd_iterations" : "cc_iterations", ccsd.seconds);
+  if (!stored_ccsdt || ckpt.stored("ccsd")) report(ctx, scf, "ccsd", ccsd);
   if (method != "ccsd") stop_after_method(ctx, "ccsd", ccsd.iterations);  // a safe point before (T) or CCSDT
   if (method == "ccsd(t)") run_triples(ctx, scf, mo, t, ccsd.energy);
   if (method == "ccsdt") {

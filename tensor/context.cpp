@@ -44,8 +44,18 @@ std::shared_ptr<const ComponentTable> Context::table(const std::vector<Group>& g
 
 std::shared_ptr<const Layout> Context::layout(const Shape& shape, const Mapping& map_in) {
   const Mapping map = map_in.normalized();
-  std::string key = shape.str() + "|" + map.str();
-  for (int l : shape.lens) key += "," + std::to_string(l);
+  // The key: the numbers of the shape and the mapping as raw bytes (cheaper
+  // than their text, and looked up for every tensor made).
+  std::string key;
+  auto put = [&key](int v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  put(shape.order());
+  for (int l : shape.lens) put(l);
+  for (Sym s : shape.sym) put(static_cast<int>(s));
+  for (std::size_t d = 0; d < map.grid.size(); ++d) {
+    put(map.grid[d]);
+    put(map.range[d].first);
+    put(map.range[d].last);
+  }
   auto it = layouts_.find(key);
   if (it != layouts_.end()) return it->second;
   check_mapping(shape, map);

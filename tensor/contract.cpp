@@ -43,8 +43,8 @@ class Prepared {
       ptr_ = &T;
       return;
     }
-    const std::string key = T.constant() ? prepared_key(op) : std::string();
-    if (T.constant() && (kept_ = T.prepared(key))) {
+    const std::string key = T.keeps_prepared() ? prepared_key(op) : std::string();
+    if (T.keeps_prepared() && (kept_ = T.prepared(key))) {
       ptr_ = kept_.get();
       reused_ = true;
       return;
@@ -93,7 +93,7 @@ class Prepared {
   void keep(const OperandPlan& op, const Tensor& T, std::shared_ptr<const Tensor> result) {
     ptr_ = result.get();
     kept_ = std::move(result);
-    if (T.constant()) T.keep_prepared(prepared_key(op), kept_);
+    if (T.keeps_prepared()) T.keep_prepared(prepared_key(op), kept_);
   }
 
  public:

@@ -144,9 +144,12 @@ LGroups join(std::initializer_list<const LGroups*> parts) {
   return out;
 }
 
+// The context keeps every layout it made for its whole life, one per shape
+// and mapping, so the layout's address names both.
 std::string key_of(const Tensor& T, const std::string& l) {
-  std::string k = l + ":" + T.shape().str() + ":" + T.mapping().str() + (T.constant() ? ":const:" : ":");
-  for (int n : T.shape().lens) k += std::to_string(n) + ",";
+  const Layout* at = &T.layout();
+  std::string k = l + (T.constant() ? "#" : ":");
+  k.append(reinterpret_cast<const char*>(&at), sizeof at);
   return k;
 }
 
@@ -325,6 +328,7 @@ std::shared_ptr<const ContractionPlan> plan_contraction(const Tensor& A0, const 
                                                         const std::string& lb0, const Tensor& C,
                                                         const std::string& lc) {
   Context& ctx = C.ctx();
+  if (&A0.ctx() != &ctx || &B0.ctx() != &ctx) throw std::logic_error("contract: tensors of different contexts");
   const std::string key = key_of(A0, la0) + "*" + key_of(B0, lb0) + "->" + key_of(C, lc);
   auto cached = ctx.plans().find(key);
   if (cached != ctx.plans().end()) return cached->second;

@@ -167,6 +167,7 @@ void SpinTensor::add_halves() const {
     Tensor& Z = blocks.at(key);
     tensor::sum(1.0, X, labels, 1.0, Z, labels);
     tensor::sum(f.sign, X, f.order, 1.0, Z, labels);
+    if (held_.on) Z.hold_prepared(true);
   }
   halves_.clear();
 }
@@ -192,6 +193,7 @@ void SpinTensor::ensure_derived(std::set<std::string> keys) const {
     const bool constant = out.constant();
     fill(out);
     if (constant) out.set_constant(true);
+    if (held_.on) out.hold_prepared(true);
     stale_.erase(key);
   };
   auto flip_fill = [&](bool uniform) {
@@ -316,6 +318,12 @@ void SpinTensor::set_zero() {
   halves_.clear();
   for (auto& kv : blocks_) kv.second.set_zero();
 }
+void SpinTensor::hold_prepared(bool hold) const {
+  held_.on = hold;
+  for (const auto& [key, block] : blocks_)
+    if (!hold || (!stale_.count(key) && !halves_.count(key))) block.hold_prepared(hold);
+}
+
 void SpinTensor::set_constant(bool constant) {
   // Derived blocks may still be stale: they are filled before their first use.
   for (auto& kv : blocks_) kv.second.set_constant(constant);

@@ -110,6 +110,9 @@ class SpinTensor {
   void scale(double alpha);
   // Marks every block constant (Tensor::set_constant), e.g. the integrals.
   void set_constant(bool constant);
+  // Every block holds its prepared copies (Tensor::hold_prepared) while the
+  // tensor does not change, derived blocks from when they are filled.
+  void hold_prepared(bool hold) const;
   // Sum of the packed dot products of all blocks (every unique amplitude once).
   double dot(const SpinTensor& o) const;
   // dot(*o) for every o at once (Tensor::dots on each block).
@@ -128,6 +131,7 @@ class SpinTensor {
   int along_ = -1;
   std::map<std::string, Tensor> blocks_;
   mutable std::set<std::string> stale_;  // derived blocks out of date
+  mutable HeldFlag held_;                 // hold_prepared
   // Restricted blocks that are their own flipped partner (T2 abab) receive one
   // term of each mirror pair here; the block gets X + X(flipped) when it is
   // next read (add_halves), once for all the contractions into it.
@@ -142,6 +146,23 @@ class SpinTensor {
 
 // Every spin block key of a structure (alpha first inside each group),
 // conserving spin between the upper and lower halves.
+// Holds the prepared copies of tensors that outlive a scope in which they do
+// not change (SpinTensor::hold_prepared), and drops them when the scope ends.
+class HoldPrepared {
+ public:
+  explicit HoldPrepared(std::vector<const SpinTensor*> held) : held_(std::move(held)) {
+    for (const SpinTensor* x : held_) x->hold_prepared(true);
+  }
+  ~HoldPrepared() {
+    for (const SpinTensor* x : held_) x->hold_prepared(false);
+  }
+  HoldPrepared(const HoldPrepared&) = delete;
+  HoldPrepared& operator=(const HoldPrepared&) = delete;
+
+ private:
+  std::vector<const SpinTensor*> held_;
+};
+
 std::vector<std::string> spin_blocks(const std::string& spaces, const std::vector<Sym>& sym);
 
 // The part of `src` where the indices marked 'w' in `spaces` (occupied in

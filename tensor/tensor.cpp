@@ -46,6 +46,7 @@ Tensor Tensor::zeros_like(const Tensor& like, std::string name) {
 }
 
 void Tensor::redistribute(const Mapping& map) {
+  written();
   if (map.normalized() == mapping()) return;
   const auto t0 = std::chrono::steady_clock::now();
   const par::Comm& comm = ctx().comm();
@@ -166,6 +167,7 @@ class KeyLocator {
 void Tensor::write(const std::vector<std::int64_t>& keys, const std::vector<double>& values, double alpha,
                    double beta) {
   if (keys.size() != values.size()) throw std::invalid_argument("write: keys and values differ in length");
+  written();
   if (beta != 1.0) scale(beta);
   zero_ = false;
   const Layout& L = *layout_;
@@ -237,22 +239,26 @@ std::vector<double> Tensor::read(const std::vector<std::int64_t>& keys) const {
 }
 
 void Tensor::fill_random(std::uint64_t seed) {
+  written();
   zero_ = false;
   const Shape& s = shape();
   walk_indices(*layout_, [&](const int* x, std::int64_t i) { data_[i] = random_value(seed, packed_index(s, x)); });
 }
 
 void Tensor::set_zero() {
+  written();
   std::fill(data_.begin(), data_.end(), 0.0);
   zero_ = true;
 }
 
 void Tensor::scale(double alpha) {
+  written();
   if (alpha == 0.0) return zero_ ? void() : set_zero();
   for (double& v : data_) v *= alpha;
 }
 
 void Tensor::transform(const std::function<void(const int*, double&)>& f) {
+  written();
   zero_ = false;
   walk_indices(*layout_, [&](const int* x, std::int64_t i) { f(x, data_[i]); });
 }
@@ -383,6 +389,7 @@ std::vector<double> Tensor::export_slab() const {
 }
 
 void Tensor::import_slab(const std::vector<double>& slab) {
+  written();
   zero_ = false;
   const Layout& L = *layout_;
   const int P = ctx().nranks();
@@ -478,14 +485,19 @@ void Tensor::set_constant(bool constant) {
   prepared_.reset();
 }
 
+void Tensor::hold_prepared(bool hold) const {
+  held_.on = hold;
+  if (!constant_) prepared_.reset();
+}
+
 std::shared_ptr<const Tensor> Tensor::prepared(const std::string& key) const {
-  if (!constant_ || !prepared_) return nullptr;
+  if (!keeps_prepared() || !prepared_) return nullptr;
   auto it = prepared_->find(key);
   return it == prepared_->end() ? nullptr : it->second;
 }
 
 void Tensor::keep_prepared(const std::string& key, std::shared_ptr<const Tensor> copy) const {
-  if (!constant_) return;
+  if (!keeps_prepared()) return;
   if (!prepared_) prepared_ = std::make_shared<std::map<std::string, std::shared_ptr<const Tensor>>>();
   (*prepared_)[key] = std::move(copy);
 }

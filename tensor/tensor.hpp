@@ -26,6 +26,18 @@ class IndexedT;
 using TensorData = par::Buffer<double>;
 using Indexed = IndexedT<Tensor>;
 
+// Whether a tensor holds its prepared copies (Tensor::hold_prepared). Not
+// copied: a copy is another tensor, which may change on its own.
+struct HeldFlag {
+  bool on = false;
+  HeldFlag() = default;
+  HeldFlag(const HeldFlag&) {}
+  HeldFlag& operator=(const HeldFlag&) {
+    on = false;
+    return *this;
+  }
+};
+
 class Tensor {
  public:
   // A zero tensor with the default mapping (or the given one).
@@ -48,9 +60,10 @@ class Tensor {
   const std::string& name() const { return name_; }
   void set_name(std::string n) { name_ = std::move(n); }
 
-  // Writing through data() ends constancy (below).
+  // Writing through data() ends constancy and holding (below).
   TensorData& data() {
     if (constant_) set_constant(false);
+    written();
     zero_ = false;
     return data_;
   }
@@ -62,7 +75,15 @@ class Tensor {
   // data again. Any write through data() clears them.
   void set_constant(bool constant);
   bool constant() const { return constant_; }
-  // The prepared copy stored under `key`, or null (constant tensors only).
+  // A tensor that stays unchanged for a while (the amplitudes during one
+  // residual) may hold its prepared copies as a constant one does, for
+  // contractions with the same plan to reuse, while the planner still counts
+  // its moves at every use (a constant's count once, which changes plans).
+  // Released, or written through data(), it drops them. Logically const:
+  // the copies are a cache.
+  void hold_prepared(bool hold) const;
+  bool keeps_prepared() const { return constant_ || held_.on; }
+  // The prepared copy stored under `key`, or null (constant and held tensors only).
   std::shared_ptr<const Tensor> prepared(const std::string& key) const;
   void keep_prepared(const std::string& key, std::shared_ptr<const Tensor> copy) const;
 
@@ -122,6 +143,11 @@ class Tensor {
   bool zero_ = false;  // known to hold zeros only (so that scale(0) has nothing to do)
   std::string name_;
   bool constant_ = false;
+  mutable HeldFlag held_;
+  // Every write ends holding (hold_prepared).
+  void written() {
+    if (held_.on) hold_prepared(false);
+  }
   mutable std::shared_ptr<std::map<std::string, std::shared_ptr<const Tensor>>> prepared_;
 };
 

@@ -125,19 +125,26 @@ EOF
 
 row() { printf '%-6s %-8s %4s %8s %8s %5s %7s %7s %7s %7s %5s %6s %6s %6s %17s\n' "$@"; }
 
-# $1 case, $2 stem, $3 ranks, $4 yardstick -> result row; sets cyc_<ranks>="med wall trip E".
+# $1 case, $2 stem, $3 ranks -> result row; sets cyc_<ranks>="med wall trip E".
+# The yardstick is read just before and just after the run, and their mean is the
+# rate its percentages compare with: this machine's dgemm rate drifts by 10-15%
+# within minutes, so a reading from the start of the sitting may not fit a case.
 run_cyclocc() {
-  local d=$work/$1/cyclocc-np$3 t0 rc med mean it mo tr e g p
+  local d=$work/$1/cyclocc-np$3 t0 rc med mean it mo tr e g p y0 y1 ym
   rm -rf "$d"; mkdir -p "$d"
   sed "$sub_yaml" "$here/$2.yaml" > "$d/$2.yaml"
+  y0=$(yardstick "$3")
   t0=$(now); (cd "$d" && mpi_rss "$3" "$exe" "$2.yaml" -v) > "$d/out.txt" 2>&1; rc=$?
   local wall; wall=$(since "$t0")
+  y1=$(yardstick "$3")
+  ym=$(awk -v a="$y0" -v b="$y1" 'BEGIN { if (a == "-" || b == "-") print "-"; else printf "%.1f", (a + b) / 2 }')
+  echo "$1 np $3: yardstick $y0 before, $y1 after, $ym GFLOP/s taken"
   [ $rc -eq 0 ] || { echo "$1 cyclocc np $3 FAILED (exit $rc): see $d/out.txt"; printf -v "cyc_$3" '%s' "- - - -"; return; }
   read -r med mean it mo tr e < <(parse_cyclocc "$d/$2.json")
   read -r g p < <(parse_ops "$d/out.txt")
-  local y; y=$(awk -v g="$g" -v y="$4" -v n="$3" 'BEGIN { if (g == "-" || y == "-") print "-"; else printf "%.0f", 100 * g / (y / n) }')
+  local y; y=$(awk -v g="$g" -v y="$ym" -v n="$3" 'BEGIN { if (g == "-" || y == "-") print "-"; else printf "%.0f", 100 * g / (y / n) }')
   local gi yi; gi=$(parse_iteration_gflop "$d/out.txt" "$it")
-  yi=$(awk -v g="$gi" -v t="$med" -v y="$4" -v n="$3" \
+  yi=$(awk -v g="$gi" -v t="$med" -v y="$ym" -v n="$3" \
     'BEGIN { if (g == "-" || t == "-" || y == "-" || t + 0 <= 0) print "-"; else printf "%.0f", 100 * g / t / (y / n) }')
   row "$1" cyclocc "$3" "$med" "$mean" "$it" "$wall" "$mo" "$tr" "$g" "$p" "$y" "$yi" "$(peak_mb "$d")" "$e"
   printf -v "cyc_$3" '%s' "$med $wall $tr $e"
@@ -244,7 +251,7 @@ for c in $cases; do
   stem=$(basename "$yaml" .yaml)
   if [ "$base" != "$c" ] && ! grep -q '^  method: ccsd$' "$yaml"; then echo "$c: $stem is not a CCSD case" >&2; continue; fi
   unset $(compgen -v cyc_) 2>/dev/null
-  for np in $ranks; do v=yard_$np; run_cyclocc "$c" "$stem" "$np" "${!v}"; done
+  for np in $ranks; do run_cyclocc "$c" "$stem" "$np"; done
   if want nwchem && [ -f "$here/peers/$stem.nw" ]; then run_nwchem "$c" "$stem"; compare "$c" nwchem "$nw"; fi
   if want psi4 && [ -f "$here/peers/$stem.psi4.dat" ]; then run_psi4 "$c" "$stem"; compare "$c" psi4 "$ps"; fi
 done

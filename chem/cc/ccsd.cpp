@@ -60,6 +60,9 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   const bool closed = mo.oovv_l.has_value();
   const SpinTensor& t1 = t.t1;
   const SpinTensor& t2 = t.t2;
+  // The amplitudes, and each intermediate once complete, keep the layouts
+  // that several products prepare of them alike.
+  const tensor::HoldPrepared held({&t1, &t2});
   // tau = t2 + P(ij) t1 t1 and tau~ = t2 + 1/2 P(ij) t1 t1 = (t2 + tau) / 2
   // (the 0.5 becomes 1 times (t_i^a t_j^b - t_j^a t_i^b) through the output's
   // antisymmetry): one t1 t1 product for both.
@@ -69,12 +72,15 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   tau["abij"] += 0.5 * t1["ai"] * t1["bj"];
   taut["abij"] = 0.5 * t2["abij"];
   taut["abij"] += 0.5 * tau["abij"];
+  tau.hold_prepared(true);
+  taut.hold_prepared(true);
   // Closed shell: u = 2 t2 - t2 (exchanged), for the ring and T1 terms. The
   // exchanged t_ij^ba is read as t_ji^ab (t_ij^ab = t_ji^ba): the ranks split
   // the virtual a, so swapping i and j moves no data.
   const std::optional<Tensor> u =
       closed ? std::optional(cs::exchange_combination(tensor::spatial_block(t2), "abij", "abji", "2t2-t2"))
              : std::nullopt;
+  if (u) u->hold_prepared(true);
 
   // delta_jm, for traces taken as products (F_ae's and the T1 equation's t1 <ov||vv> parts).
   const SpinTensor unit = occupied_unit(t1);
@@ -122,6 +128,7 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   SpinTensor y = SpinTensor::zeros_like(t1, "vvoo", {N, N, N, N}, "t2/2+t1t1");
   y["fbjn"] = 0.5 * t2["fbjn"];
   y["fbjn"] += t1["fj"] * t1["bn"];
+  y.hold_prepared(true);
   if (!closed) wmbej["mbej"] -= y["fbjn"] * mo.oovv["mnef"];
 
   // T1 equation (Eq. 12).
@@ -173,7 +180,10 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   }
   // P(ij)P(ab) (t_im^ae W_mbej - t_i^e t_m^a <mb||ej>).
   if (closed) cs::add_ring(mo, t1, t2, *u, y, wmbej, r2);
-  else r2["abij"] += t2["aeim"] * wmbej["mbej"];
+  else {
+    wmbej.hold_prepared(true);
+    r2["abij"] += t2["aeim"] * wmbej["mbej"];
+  }
   SpinTensor s = SpinTensor::zeros_like(t1, "ovoo", {N, N, N, N}, "S_mbij");
   s["mbij"] = t1["ei"] * mo.ovov["mbje"];
   r2["abij"] += t1["am"] * s["mbij"];

@@ -146,6 +146,10 @@ TEST_F(RestartTest, UnconvergedRunContinuesAndAConvergedOneIsNotIteratedAgain) {
     if (row.checkpoint_seconds >= 0) written.push_back(row.iteration);
   EXPECT_EQ(written, std::vector<int>{3}) << r.out;
   EXPECT_NE(r.out.find("checkpoint: CCSD amplitudes of iteration 4 written to"), std::string::npos) << r.out;
+  // The unconverged run's results hold its iterations' times too.
+  const YAML::Node failed = results("w.json");
+  EXPECT_EQ(failed["error"]["error_type"].as<std::string>(), "convergence_error");
+  EXPECT_EQ(failed["extras"]["timings"]["cc_iterations"].size(), 4u);
 
   input = case_input("w", kWaterCase);
   r = cyclocc({input.string(), "--restart"});

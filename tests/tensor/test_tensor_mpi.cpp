@@ -1,5 +1,6 @@
 // The tensor layer against dense twins, on 1 to 4 ranks (DESIGN.md §5).
 #include <gtest/gtest.h>
+#include <functional>
 
 #include "tensor/contract.hpp"
 #include "tensor/expr.hpp"
@@ -477,6 +478,51 @@ TEST(Contraction, ConstantOperandsKeepTheirPreparedCopies) {
   contract(1.0, T, "fm", V, "mafe", 0.0, Z, "ae");
   for (double& x : ref.v) x *= 2;
   EXPECT_LT(dense::packed_error(sz, ref, dense::to_dense(Z)), 1e-12);
+}
+
+// A held tensor reuses its prepared copies as a constant does, but the
+// planner plans for it as for any tensor, and every kind of write drops them.
+TEST(Contraction, HeldOperandsReuseTheirPreparedCopiesUntilWritten) {
+  Context ctx(world());
+  const Shape sv = mk({4, 5, 6, 6}, "NNAN"), st = mk({6, 4}, "NN"), sz = mk({5, 6}, "NN");
+  Tensor V(ctx, sv, variant_mapping(ctx, sv, 1), "V"), T(ctx, st, "T"), Z(ctx, sz, "Z");
+  V.fill_random(1);
+  T.fill_random(2);
+  const std::string plan = plan_info(T, "fm", V, "mafe", Z, "ae").mapping;
+  auto expect_product = [&](const std::string& when) {
+    contract(1.0, T, "fm", V, "mafe", 0.0, Z, "ae");
+    const auto rec = world().stats().last();
+    EXPECT_EQ(rec.words, rec.predicted) << when;
+    EXPECT_EQ(rec.mapping, plan) << when;
+    const auto ref = dense::product(1.0, dense::to_dense(T), "fm", dense::to_dense(V), "mafe", sz.lens, "ae");
+    EXPECT_LT(dense::packed_error(sz, ref, dense::to_dense(Z)), 1e-12) << when;
+    return rec.words;
+  };
+  V.hold_prepared(true);
+  const std::int64_t first = expect_product("first");
+  EXPECT_LE(expect_product("again"), first);
+  EXPECT_FALSE(V.constant());
+  EXPECT_FALSE(Tensor(V).keeps_prepared());  // a copy is another tensor
+  const std::vector<std::pair<std::string, std::function<void()>>> writes = {
+      {"data()", [&] { for (double& x : V.data()) x *= 2; }},
+      {"scale", [&] { V.scale(-0.5); }},
+      {"transform", [&] { V.transform([](const int* i, double& x) { x += i[0]; }); }},
+      {"fill_random", [&] { V.fill_random(7); }},
+      {"write", [&] { V.write({0, 3}, {1.5, -2.0}); }},
+      {"import_slab", [&] {
+         auto slab = V.export_slab();
+         for (double& x : slab) x = 1.0 - x;
+         V.import_slab(slab);
+       }},
+      {"set_zero", [&] { V.set_zero(); }},
+  };
+  for (const auto& [name, write] : writes) {
+    V.hold_prepared(true);
+    expect_product("held before " + name);
+    write();
+    EXPECT_FALSE(V.keeps_prepared()) << name;
+    expect_product("after " + name);
+  }
 }
 
 namespace {
