@@ -307,19 +307,11 @@ PlanInfo plan_info(const Tensor& A, const std::string& la, const Tensor& B, cons
                   int(distributed_packed(plan->a)) + int(distributed_packed(plan->b))};
 }
 
-void sum(double alpha, const Tensor& A, const std::string& la, double beta, Tensor& B, const std::string& lb) {
-  const double t0 = now();
-  const par::Comm& comm = B.ctx().comm();
-  const std::int64_t w0 = words_moved(comm);
-  if (static_cast<int>(la.size()) != A.order() || static_cast<int>(lb.size()) != B.order() || la.size() != lb.size())
-    throw std::invalid_argument("sum: labels \"" + la + "\" and \"" + lb + "\" do not match the tensors");
-  std::map<char, int> len;
-  for (std::size_t i = 0; i < lb.size(); ++i) {
-    if (lb.find(lb[i]) != i || la.find(lb[i]) == std::string::npos)
-      throw std::invalid_argument("sum: labels \"" + la + "\" and \"" + lb + "\" must be the same distinct labels");
-    len[lb[i]] = B.shape().lens[i];
-    if (A.shape().lens[la.find(lb[i])] != len[lb[i]]) throw std::invalid_argument("sum: edge lengths differ");
-  }
+namespace {
+
+// B[lb] += alpha * A[la], the labels checked (sum below).
+void add_relabelled(double alpha, const Tensor& A, const std::string& la, Tensor& B, const std::string& lb,
+                    const std::map<char, int>& len) {
   const LGroups ga = label_groups(A.shape(), la), gb = label_groups(B.shape(), lb);
   // The common refinement of A's and B's groups, labels in B's order.
   auto meet = [&](const LGroups& own, const LGroups& other) {
@@ -345,7 +337,6 @@ void sum(double alpha, const Tensor& A, const std::string& la, double beta, Tens
   };
   const LGroups ar = meet(ga, gb), br = meet(gb, ga);
   const std::string as = concat(ar), bs = concat(br);
-  if (beta != 1.0) B.scale(beta);
   std::optional<Tensor> a2;
   const Tensor* src = &A;
   if (as != la || !(shape_of(ar, len) == A.shape())) {
@@ -357,6 +348,45 @@ void sum(double alpha, const Tensor& A, const std::string& la, double beta, Tens
     remap(*src, B, positions(as, lb), alpha);
   } else {
     relabel(remapped(*src, shape_of(br, len), B.mapping(), positions(as, bs)), B, positions(bs, lb), alpha);
+  }
+}
+
+}  // namespace
+
+void sum(double alpha, const Tensor& A, const std::string& la, double beta, Tensor& B, const std::string& lb) {
+  const double t0 = now();
+  const par::Comm& comm = B.ctx().comm();
+  const std::int64_t w0 = words_moved(comm);
+  if (static_cast<int>(la.size()) != A.order() || static_cast<int>(lb.size()) != B.order() || la.size() != lb.size())
+    throw std::invalid_argument("sum: labels \"" + la + "\" and \"" + lb + "\" do not match the tensors");
+  std::map<char, int> len;
+  for (std::size_t i = 0; i < lb.size(); ++i) {
+    if (lb.find(lb[i]) != i || la.find(lb[i]) == std::string::npos)
+      throw std::invalid_argument("sum: labels \"" + la + "\" and \"" + lb + "\" must be the same distinct labels");
+    len[lb[i]] = B.shape().lens[i];
+    if (A.shape().lens[la.find(lb[i])] != len[lb[i]]) throw std::invalid_argument("sum: edge lengths differ");
+  }
+  if (beta != 1.0) B.scale(beta);
+  // A constant A (the integrals) that must be rearranged keeps the rearranged
+  // copy (laid out as B, unscaled): a later sum with the same labels and
+  // layouts only adds it. (Not a held A: the sums of one residual each read
+  // the amplitudes once.)
+  if (A.constant() && !(la == lb && &A.layout() == &B.layout())) {
+    const Layout* at = &B.layout();
+    std::string key = "sum|" + la + "|" + lb + "|";
+    key.append(reinterpret_cast<const char*>(&at), sizeof at);
+    std::shared_ptr<const Tensor> kept = A.prepared(key);
+    if (!kept) {
+      auto fresh = std::make_shared<Tensor>(B.ctx(), B.shape(), B.mapping());
+      add_relabelled(1.0, A, la, *fresh, lb, len);
+      A.keep_prepared(key, fresh);
+      kept = std::move(fresh);
+    }
+    const auto& x = kept->data();
+    auto& y = B.data();
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] += alpha * x[i];
+  } else {
+    add_relabelled(alpha, A, la, B, lb, len);
   }
   par::OpRecord rec;
   rec.name = op_name("sum", B, lb, A, la, nullptr, "");

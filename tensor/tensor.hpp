@@ -62,7 +62,6 @@ class Tensor {
 
   // Writing through data() ends constancy and holding (below).
   TensorData& data() {
-    if (constant_) set_constant(false);
     written();
     zero_ = false;
     return data_;
@@ -144,8 +143,9 @@ class Tensor {
   std::string name_;
   bool constant_ = false;
   mutable HeldFlag held_;
-  // Every write ends holding (hold_prepared).
+  // Every write ends constancy and holding, and drops the prepared copies.
   void written() {
+    if (constant_) set_constant(false);
     if (held_.on) hold_prepared(false);
   }
   mutable std::shared_ptr<std::map<std::string, std::shared_ptr<const Tensor>>> prepared_;

@@ -525,6 +525,39 @@ TEST(Contraction, HeldOperandsReuseTheirPreparedCopiesUntilWritten) {
   }
 }
 
+// A sum that rearranges a constant tensor keeps the rearranged copy and
+// later only adds it; a write to the source ends its constancy and drops the
+// copy. A held tensor keeps none (its sums happen once while it is held).
+TEST(Sum, ConstantSourcesKeepTheirRearrangedCopyUntilWritten) {
+  Context ctx(world());
+  const Shape sv = mk({4, 5, 6, 6}, "NNAN"), ss = mk({5, 6, 6, 4}, "NANN");
+  Tensor V(ctx, sv, variant_mapping(ctx, sv, 1), "V"), S(ctx, ss, "S");
+  V.fill_random(3);
+  auto expect_sum = [&](const std::string& when) {
+    S.fill_random(4);
+    const auto before = dense::to_dense(S);
+    sum(-2.0, V, "mafe", 1.0, S, "afem");  // S_afem += -2 V_mafe
+    const auto v = dense::to_dense(V), after = dense::to_dense(S);
+    dense::for_all(ss.lens, [&](const std::vector<int>& x) {
+      EXPECT_NEAR(after(x), before(x) - 2.0 * v({x[3], x[0], x[1], x[2]}), 1e-14) << when;
+    });
+    return world().stats().last().words;
+  };
+  V.set_constant(true);
+  const std::int64_t first = expect_sum("first");
+  EXPECT_EQ(expect_sum("again"), 0);  // the kept copy lies as S does
+  V.scale(3.0);
+  EXPECT_FALSE(V.constant());
+  EXPECT_EQ(expect_sum("after a write"), first);
+  V.set_constant(true);
+  expect_sum("constant again");
+  EXPECT_EQ(expect_sum("constant again, twice"), 0);
+  V.set_constant(false);
+  V.hold_prepared(true);
+  EXPECT_EQ(expect_sum("held"), first);
+  EXPECT_EQ(expect_sum("held, twice"), first);
+}
+
 namespace {
 
 // The flops the statistics record for one contraction, summed over the ranks.
