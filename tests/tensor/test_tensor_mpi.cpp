@@ -458,44 +458,46 @@ TEST(Storage, SlicesOfSymmetricGroups) {
   }
 }
 
-TEST(Contraction, ConstantOperandsKeepTheirPreparedCopies) {
-  Context ctx(world());
+// Z_ae = T_fm V_mafe with V away from its default mapping: the product that
+// the two tests below prepare again and again.
+struct VProduct {
   const Shape sv = mk({4, 5, 6, 6}, "NNAN"), st = mk({6, 4}, "NN"), sz = mk({5, 6}, "NN");
-  Tensor V(ctx, sv, variant_mapping(ctx, sv, 1), "V"), T(ctx, st, "T"), Z(ctx, sz, "Z");
-  V.fill_random(1);
-  T.fill_random(2);
-  auto ref = dense::product(1.0, dense::to_dense(T), "fm", dense::to_dense(V), "mafe", sz.lens, "ae");
-  V.set_constant(true);
-  for (int pass = 0; pass < 3; ++pass) {
-    contract(1.0, T, "fm", V, "mafe", 0.0, Z, "ae");
-    const auto rec = world().stats().last();
-    EXPECT_EQ(rec.words, rec.predicted) << "pass " << pass;
-    EXPECT_LT(dense::packed_error(sz, ref, dense::to_dense(Z)), 1e-12) << "pass " << pass;
+  Context ctx{world()};
+  Tensor V{ctx, sv, variant_mapping(ctx, sv, 1), "V"}, T{ctx, st, "T"}, Z{ctx, sz, "Z"};
+  VProduct() {
+    V.fill_random(1);
+    T.fill_random(2);
   }
+  // Runs the product, checks it against the dense one, returns its record.
+  cyclocc::par::OpRecord run(const std::string& when) {
+    contract(1.0, T, "fm", V, "mafe", 0.0, Z, "ae");
+    const cyclocc::par::OpRecord rec = world().stats().last();
+    EXPECT_EQ(rec.words, rec.predicted) << when;
+    const auto ref = dense::product(1.0, dense::to_dense(T), "fm", dense::to_dense(V), "mafe", sz.lens, "ae");
+    EXPECT_LT(dense::packed_error(sz, ref, dense::to_dense(Z)), 1e-12) << when;
+    return rec;
+  }
+};
+
+TEST(Contraction, ConstantOperandsKeepTheirPreparedCopies) {
+  VProduct p;
+  p.V.set_constant(true);
+  for (int pass = 0; pass < 3; ++pass) p.run("pass " + std::to_string(pass));
   // Writing V ends its constancy, so the kept copies are not used any more.
-  for (double& x : V.data()) x *= 2;
-  EXPECT_FALSE(V.constant());
-  contract(1.0, T, "fm", V, "mafe", 0.0, Z, "ae");
-  for (double& x : ref.v) x *= 2;
-  EXPECT_LT(dense::packed_error(sz, ref, dense::to_dense(Z)), 1e-12);
+  for (double& x : p.V.data()) x *= 2;
+  EXPECT_FALSE(p.V.constant());
+  p.run("after a write");
 }
 
 // A held tensor reuses its prepared copies as a constant does, but the
 // planner plans for it as for any tensor, and every kind of write drops them.
 TEST(Contraction, HeldOperandsReuseTheirPreparedCopiesUntilWritten) {
-  Context ctx(world());
-  const Shape sv = mk({4, 5, 6, 6}, "NNAN"), st = mk({6, 4}, "NN"), sz = mk({5, 6}, "NN");
-  Tensor V(ctx, sv, variant_mapping(ctx, sv, 1), "V"), T(ctx, st, "T"), Z(ctx, sz, "Z");
-  V.fill_random(1);
-  T.fill_random(2);
-  const std::string plan = plan_info(T, "fm", V, "mafe", Z, "ae").mapping;
+  VProduct p;
+  Tensor& V = p.V;
+  const std::string plan = plan_info(p.T, "fm", V, "mafe", p.Z, "ae").mapping;
   auto expect_product = [&](const std::string& when) {
-    contract(1.0, T, "fm", V, "mafe", 0.0, Z, "ae");
-    const auto rec = world().stats().last();
-    EXPECT_EQ(rec.words, rec.predicted) << when;
+    const cyclocc::par::OpRecord rec = p.run(when);
     EXPECT_EQ(rec.mapping, plan) << when;
-    const auto ref = dense::product(1.0, dense::to_dense(T), "fm", dense::to_dense(V), "mafe", sz.lens, "ae");
-    EXPECT_LT(dense::packed_error(sz, ref, dense::to_dense(Z)), 1e-12) << when;
     return rec.words;
   };
   V.hold_prepared(true);
