@@ -18,6 +18,13 @@ namespace cyclocc::tensor {
 
 struct ContractionPlan;
 
+// A context keeps every layout it makes for its whole life, one per shape and
+// mapping, so a layout's address names both: its bytes, for cache keys.
+inline std::string layout_id(const Layout& L) {
+  const Layout* at = &L;
+  return std::string(reinterpret_cast<const char*>(&at), sizeof at);
+}
+
 class Context {
  public:
   explicit Context(const par::Comm& comm);

@@ -372,9 +372,7 @@ void sum(double alpha, const Tensor& A, const std::string& la, double beta, Tens
   // layouts only adds it. (Not a held A: the sums of one residual each read
   // the amplitudes once.)
   if (A.constant() && !(la == lb && &A.layout() == &B.layout())) {
-    const Layout* at = &B.layout();
-    std::string key = "sum|" + la + "|" + lb + "|";
-    key.append(reinterpret_cast<const char*>(&at), sizeof at);
+    const std::string key = "sum|" + la + "|" + lb + "|" + layout_id(B.layout());
     std::shared_ptr<const Tensor> kept = A.prepared(key);
     if (!kept) {
       auto fresh = std::make_shared<Tensor>(B.ctx(), B.shape(), B.mapping());
@@ -382,9 +380,8 @@ void sum(double alpha, const Tensor& A, const std::string& la, double beta, Tens
       A.keep_prepared(key, fresh);
       kept = std::move(fresh);
     }
-    const auto& x = kept->data();
     auto& y = B.data();
-    for (std::size_t i = 0; i < y.size(); ++i) y[i] += alpha * x[i];
+    cblas_daxpy(static_cast<int>(y.size()), alpha, kept->data().data(), 1, y.data(), 1);
   } else {
     add_relabelled(alpha, A, la, B, lb, len);
   }

@@ -144,13 +144,8 @@ LGroups join(std::initializer_list<const LGroups*> parts) {
   return out;
 }
 
-// The context keeps every layout it made for its whole life, one per shape
-// and mapping, so the layout's address names both.
 std::string key_of(const Tensor& T, const std::string& l) {
-  const Layout* at = &T.layout();
-  std::string k = l + (T.constant() ? "#" : ":");
-  k.append(reinterpret_cast<const char*>(&at), sizeof at);
-  return k;
+  return l + (T.constant() ? "#" : ":") + layout_id(T.layout());
 }
 
 // Distinct tuples of the labels of `g` that `keep` selects: the m selected

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 #include <functional>
 #include <map>
@@ -670,10 +669,7 @@ std::int64_t largest_local_size(const Layout& L) {
 // program of any rank.
 const RemapProgram* cached_program(Context& ctx, const Layout& X, const Layout& Y, const std::vector<int>& perm,
                                    bool partial) {
-  char key[96];
-  std::snprintf(key, sizeof key, "remap|%p|%p|%d|", static_cast<const void*>(&X), static_cast<const void*>(&Y),
-                partial ? 1 : 0);
-  std::string k = key;
+  std::string k = "remap|" + layout_id(X) + layout_id(Y) + (partial ? "1|" : "0|");
   for (int q : perm) k += std::to_string(q) + ",";
   auto& cache = ctx.extensions();
   const auto it = cache.find(k);

@@ -144,8 +144,6 @@ class SpinTensor {
   friend void sum(double, const SpinTensor&, const std::string&, double, SpinTensor&, const std::string&);
 };
 
-// Every spin block key of a structure (alpha first inside each group),
-// conserving spin between the upper and lower halves.
 // Holds the prepared copies of tensors that outlive a scope in which they do
 // not change (SpinTensor::hold_prepared), and drops them when the scope ends.
 class HoldPrepared {
@@ -163,6 +161,8 @@ class HoldPrepared {
   std::vector<const SpinTensor*> held_;
 };
 
+// Every spin block key of a structure (alpha first inside each group),
+// conserving spin between the upper and lower halves.
 std::vector<std::string> spin_blocks(const std::string& spaces, const std::vector<Sym>& sym);
 
 // The part of `src` where the indices marked 'w' in `spaces` (occupied in

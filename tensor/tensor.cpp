@@ -46,8 +46,8 @@ Tensor Tensor::zeros_like(const Tensor& like, std::string name) {
 }
 
 void Tensor::redistribute(const Mapping& map) {
-  written();
   if (map.normalized() == mapping()) return;
+  written();
   const auto t0 = std::chrono::steady_clock::now();
   const par::Comm& comm = ctx().comm();
   const std::int64_t w0 = comm.words_sent() + comm.words_received();

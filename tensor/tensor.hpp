@@ -60,7 +60,7 @@ class Tensor {
   const std::string& name() const { return name_; }
   void set_name(std::string n) { name_ = std::move(n); }
 
-  // Writing through data() ends constancy and holding (below).
+  // Any write (through data() or a method) ends constancy and holding (below).
   TensorData& data() {
     written();
     zero_ = false;
@@ -71,14 +71,14 @@ class Tensor {
   // A constant tensor (e.g. the integrals) keeps the copies of itself that
   // contractions prepare (unpacked, redistributed into their matrix layout),
   // so later contractions with the same plan reuse them instead of moving the
-  // data again. Any write through data() clears them.
+  // data again. Any write clears them.
   void set_constant(bool constant);
   bool constant() const { return constant_; }
   // A tensor that stays unchanged for a while (the amplitudes during one
   // residual) may hold its prepared copies as a constant one does, for
   // contractions with the same plan to reuse, while the planner still counts
   // its moves at every use (a constant's count once, which changes plans).
-  // Released, or written through data(), it drops them. Logically const:
+  // Released, or written, it drops them. Logically const:
   // the copies are a cache.
   void hold_prepared(bool hold) const;
   bool keeps_prepared() const { return constant_ || held_.on; }
