@@ -168,7 +168,6 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
                           tensor::spatial_write_block(z));
   else
     z["maij"] = 0.5 * mo.ovvv["maef"] * tau["efij"];
-  r2["abij"] += t1["bm"] * z["maij"];
   // Eq. 12's -1/2 t_im^ef <ma||ef> without a pass over the integrals. As
   // tau_im^ef = t_im^ef + P(ef) t_i^e t_m^f, sum_m Z_maim = -(the term) +
   // sum_mef <ma||ef> t_i^e t_m^f, and the last sum is t_i^e G_ae.
@@ -184,13 +183,22 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
     wmbej.hold_prepared(true);
     r2["abij"] += t2["aeim"] * wmbej["mbej"];
   }
-  SpinTensor s = SpinTensor::zeros_like(t1, "ovoo", {N, N, N, N}, "S_mbij");
-  s["mbij"] = t1["ei"] * mo.ovov["mbje"];
-  r2["abij"] += t1["am"] * s["mbij"];
-  // P(ij) t_i^e <ab||ej> - P(ab) t_m^a <mb||ij>.
+  // P(ij) t_i^e <ab||ej>.
   if (closed) cs::add_t1_ovvv_r2(*pq, r2);
   else r2["abij"] -= t1["ei"] * mo.ovvv["jeab"];
-  r2["abij"] -= t1["am"] * mo.ooov["ijmb"];
+  // -P(ij)P(ab) t_i^e t_m^a <mb||ej>, P(ab) t_m^b Z_maij and -P(ab) t_m^a <mb||ij>
+  // as one product with t1: P(ij)P(ab) t_m^a S_mbij. Z and <ij||mb> are
+  // antisymmetric in ij and S is not, so the product adds P(ij) to their
+  // parts too: they enter S halved (and t_m^b Z_maij as -t_m^a Z_mbij under P(ab)).
+  if (closed) {
+    cs::add_t1_o3v(mo, t1, z, r2);
+  } else {
+    SpinTensor s = SpinTensor::zeros_like(t1, "ovoo", {N, N, N, N}, "S_mbij");
+    s["mbij"] = t1["ei"] * mo.ovov["mbje"];
+    s["mbij"] -= 0.5 * z["mbij"];
+    s["mbij"] -= 0.5 * mo.ooov["ijmb"];
+    r2["abij"] += t1["am"] * s["mbij"];
+  }
 }
 
 }  // namespace cyclocc::cc

@@ -237,6 +237,25 @@ void add_t1_from_z(const T1Ovvv& pq, const SpinTensor& t1, const SpinTensor& z, 
   tensor::contract(-1.0, spatial_block(t1), "ei", pq.f, "ae", 1.0, r, "ai");
 }
 
+// The spin-orbital terms -P(ij)P(ab) t_i^e t_m^a <mb||ej>, P(ab) t_m^b Z_maij
+// and -P(ab) t_m^a <mb||ij> of R2 (Eq. 13), on the mirror half x (R = x +
+// x(ba,ji)), are one product of t1 with an o^3 v intermediate:
+//   x_ij^ab += sum_m t_m^a M_mbij,
+//   M_mbij = -sum_e t_i^e <mb|ej> - sum_e t_j^e <mb|ie> - Z_mbij - <ij|mb>,
+// with Z_mbij = sum_ef <mb|ef> tau_ij^ef (z's spatial block). The spin
+// blocks hold <ov||ov>(abab)[mbje] = <mb|je>, <ov||ov>(abba)[mbje] = -<mb|ej>
+// and <oo||ov>(abab)[ijmb] = <ij|mb>. Four products into R become one.
+void add_t1_o3v(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& z, SpinTensor& r2) {
+  const Tensor& ta = spatial_block(t1);
+  const Tensor& zs = spatial_block(z);
+  Tensor m(zs.ctx(), tensor::Shape(zs.shape().lens, {N, N, N, N}), zs.mapping(), "M_mbij");
+  tensor::sum(-1.0, zs, "mbij", 0.0, m, "mbij");
+  tensor::sum(-1.0, spatial_block(mo.ooov), "ijmb", 1.0, m, "mbij");
+  tensor::contract(1.0, ta, "ei", spatial_block(mo.ovov, Pairing::exchanged), "mbje", 1.0, m, "mbij");
+  tensor::contract(-1.0, ta, "ej", spatial_block(mo.ovov), "mbie", 1.0, m, "mbij");
+  tensor::contract(1.0, ta, "am", m, "mbij", 1.0, spatial_mirror_half(r2), "abij");
+}
+
 double energy(const MoIntegrals& mo, const Amplitudes& t) {
   const Tensor& ta = spatial_block(t.t1);
   const Tensor& L = *mo.oovv_l;

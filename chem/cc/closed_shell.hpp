@@ -71,6 +71,11 @@ void add_t1_terms(const MoIntegrals& mo, const Tensor& u, const SpinTensor& fme,
 void add_t1_from_z(const T1Ovvv& pq, const SpinTensor& t1, const SpinTensor& z, const Tensor& delta,
                    SpinTensor& r1);
 
+// R2 += P(ij)P(ab) of t_m^a (t_i^e <mb||je> - 1/2 Z_mbij - 1/2 <ij||mb>) over
+// spins: the mirror half gains sum_m t_m^a M_mbij (closed_shell.cpp). z is
+// ccsd.cpp's Z_maij = 1/2 <ma||ef> tau_ij^ef.
+void add_t1_o3v(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& z, SpinTensor& r2);
+
 // E = L_ijab (t_ij^ab + t_i^a t_j^b) (canonical orbitals: f_ia = 0).
 double energy(const MoIntegrals& mo, const Amplitudes& t);
 
