@@ -135,12 +135,15 @@ void local_gemm(const ContractionPlan& p, const Tensor& Ac, const Tensor& Bc, Te
   const auto& eb = Bc.layout().extent();
   const auto& ec = Cc.layout().extent();
   const int h = p.n_batch;
+  const int ha = p.a_unbatched ? 0 : h;  // A_c's batch components
   const std::int64_t H = product(ec, 0, h);
   const std::int64_t M = product(ec, h, h + p.n_i);
   const std::int64_t N = product(ec, h + p.n_i, h + p.n_i + p.n_j);
-  const std::int64_t K = p.a.trans ? product(ea, h, h + p.n_k) : product(ea, h + p.n_i, h + p.n_i + p.n_k);
+  const std::int64_t K = p.a.trans ? product(ea, ha, ha + p.n_k) : product(ea, ha + p.n_i, ha + p.n_i + p.n_k);
   const std::int64_t Kb = p.b.trans ? product(eb, h + p.n_j, h + p.n_j + p.n_k) : product(eb, h, h + p.n_k);
-  if (K != Kb || product(ea, 0, h) != H || product(eb, 0, h) != H) throw std::logic_error("contract: local sizes differ");
+  if (K != Kb || (!p.a_unbatched && product(ea, 0, h) != H) || product(eb, 0, h) != H)
+    throw std::logic_error("contract: local sizes differ");
+  const std::int64_t a_step = p.a_unbatched ? 0 : M * K;  // A_c's offset from one batch value to the next
   if (H == 0 || M == 0 || N == 0) return;
   double* c = Cc.data().data();
   if (K == 0) {
@@ -152,7 +155,7 @@ void local_gemm(const ContractionPlan& p, const Tensor& Ac, const Tensor& Bc, Te
   // Few columns: the kernel that reads A in place (skinny_gemm.hpp).
   if (skinny_gemm_fits(M, N, K, p.a.trans)) {
     for (std::int64_t x = 0; x < H; ++x)
-      skinny_gemm(M, N, K, alpha, a + x * M * K, K, b + x * K * N, p.b.trans ? K : N, p.b.trans, beta,
+      skinny_gemm(M, N, K, alpha, a + x * a_step, K, b + x * K * N, p.b.trans ? K : N, p.b.trans, beta,
                   c + x * M * N, N);
     return;
   }
@@ -178,7 +181,7 @@ void local_gemm(const ContractionPlan& p, const Tensor& Ac, const Tensor& Bc, Te
     }
     for (std::int64_t i = 0; i < M; i += rows) {
       const std::int64_t m = std::min(rows, M - i);
-      const double* ai = a + x * M * K + (p.a.trans ? i : i * K);
+      const double* ai = a + x * a_step + (p.a.trans ? i : i * K);
       double* ci = c + x * M * N + i * N;
       if (pad) cpad.resize(m * Np);  // written whole by the dgemm (beta = 0)
       cblas_dgemm(CblasRowMajor, p.a.trans ? CblasTrans : CblasNoTrans, p.b.trans ? CblasTrans : CblasNoTrans,

@@ -66,6 +66,7 @@ struct ContractionPlan {
   std::optional<Mid> c_mid;
   bool partial = false;         // contracted indices split over ranks
   int n_batch = 0;              // leading batch (weighting) components of A_c, B_c, C_c
+  bool a_unbatched = false;     // A_c lacks them: the same A_c for every batch value
   int n_i = 0, n_j = 0, n_k = 0;  // row, column and contracted components
   double factor = 1;            // prod k! over folded contracted groups
   // Folded contracted symmetric groups, as position ranges in A_c and B_c.

@@ -434,6 +434,26 @@ TEST(Contraction, ScalarsBatchesAndSymmetric) {
   check_all_variants(1.0, {"fe", mk({6, 6}, "AN")}, {"ef", mk({6, 6}, "NN")}, 1.0, {"", mk({}, "")});
 }
 
+// A free group that comes first in C and in the operand holding it, as a in
+// C[abij] += T[aeij] F[be], can be a batch index of that operand and C only:
+// one dgemm per local value of a, on T and C as stored (plan.cpp, build_plan).
+// F either way round and on either side, few and many columns, a packed pair.
+TEST(Contraction, LeadingFreeGroupAsBatch) {
+  const Shape t = mk({20, 20, 6, 5}, "NNNN"), f = mk({20, 20}, "NN");
+  for (int v = 0; v < 4; ++v) {
+    check_contract(1.0, {"aeij", t}, {"be", f}, 1.0, {"abij", t}, v);
+    check_contract(0.5, {"eb", f}, {"aeij", t}, 0.0, {"abij", t}, v);
+    check_contract(1.0, {"aeij", mk({20, 20, 2, 1}, "NNNN")}, {"be", f}, 1.0, {"abij", mk({20, 20, 2, 1}, "NNNN")}, v);
+    check_contract(1.0, {"abie", mk({12, 12, 5, 9}, "ANNN")}, {"ej", mk({9, 4}, "NN")}, 1.0,
+                   {"abij", mk({12, 12, 5, 4}, "ANNN")}, v);
+  }
+  // On one rank nothing moves, and the batch saves rearranging T and C.
+  if (world().size() == 1) {
+    EXPECT_NE(check_contract(1.0, {"aeij", t}, {"be", f}, 1.0, {"abij", t}).mapping.find("batch=a"), std::string::npos);
+    EXPECT_NE(check_contract(1.0, {"eb", f}, {"aeij", t}, 1.0, {"abij", t}).mapping.find("batch=a"), std::string::npos);
+  }
+}
+
 TEST(Storage, SlicesOfSymmetricGroups) {
   Context ctx(world());
   const int o = 3, v = 4, n = o + v;
