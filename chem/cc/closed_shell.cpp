@@ -209,7 +209,8 @@ void add_f_terms(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& 
   Tensor& ae = spatial_write_block(fae);
   tensor::sum(1.0, pq.f, "ae", 1.0, ae, "ae");
   tensor::contract(-1.0, tt, "afmn", L, "mnef", 1.0, ae, "ae");
-  tensor::contract(1.0, tt, "efin", L, "mnef", 1.0, spatial_write_block(fmi), "mi");
+  // tau~_in^ef read as tau~_ni^fe: [fen|i] is tau~ as stored, no copy.
+  tensor::contract(1.0, tt, "feni", L, "mnef", 1.0, spatial_write_block(fmi), "mi");
   tensor::contract(1.0, ta, "fn", L, "mnef", 1.0, spatial_write_block(fme), "me");
 }
 
