@@ -124,7 +124,8 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
 
   // W_mbej's other terms (closed shell: the last in cs::add_ring).
   wmbej["mbej"] -= mo.ovov["mbje"];
-  wmbej["mbej"] += t1["bn"] * mo.ooov["mnje"];
+  if (closed) cs::add_t1_ooov_w(mo, t1, wmbej);
+  else wmbej["mbej"] += t1["bn"] * mo.ooov["mnje"];
   SpinTensor y = SpinTensor::zeros_like(t1, "vvoo", {N, N, N, N}, "t2/2+t1t1");
   y["fbjn"] = 0.5 * t2["fbjn"];
   y["fbjn"] += t1["fj"] * t1["bn"];

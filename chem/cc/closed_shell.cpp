@@ -195,6 +195,17 @@ void add_t1_ovvv_w(const T1Ovvv& pq, SpinTensor& wmbej) {
   tensor::sum(-1.0, pq.q, "mbej", 1.0, spatial_write_block(wmbej, Pairing::exchanged), "mbej");
 }
 
+// W_mbej (Eq. 8), -t_n^b <mn||ej>: the direct block (m, e alpha; b, j beta)
+// gains -sum_n t_n^b <mn|ej> = -sum_n t_n^b <nm|je>, the exchanged block
+// sum_n t_n^b <mn|je>. Both read the integrals with m first, as W is stored
+// (<nm|je> as MoIntegrals::ooov_nm): one dgemm per m, nothing rearranged.
+void add_t1_ooov_w(const MoIntegrals& mo, const SpinTensor& t1, SpinTensor& wmbej) {
+  const Tensor& ta = spatial_block(t1);
+  tensor::contract(-1.0, ta, "bn", *mo.ooov_nm, "mnje", 1.0, spatial_write_block(wmbej), "mbej");
+  tensor::contract(1.0, ta, "bn", spatial_block(mo.ooov), "mnje", 1.0, spatial_write_block(wmbej, Pairing::exchanged),
+                   "mbej");
+}
+
 void add_t1_ovvv_r2(const T1Ovvv& pq, SpinTensor& r2) {
   tensor::sum(1.0, pq.p, "jabi", 1.0, spatial_mirror_half(r2), "abij");
 }

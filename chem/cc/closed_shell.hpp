@@ -58,6 +58,8 @@ T1Ovvv t1_ovvv(const MoIntegrals& mo, const SpinTensor& t1, const Tensor& delta)
 void add_t1_ovvv_w(const T1Ovvv& pq, SpinTensor& wmbej);
 // R2 += P(ij)P(ab) P_jabi: the spin-orbital P(ij) t_i^e <ab||ej>.
 void add_t1_ovvv_r2(const T1Ovvv& pq, SpinTensor& r2);
+// W_mbej (the spatial blocks, direct and exchanged) += -t_n^b <mn|ej> and t_n^b <mn|je>.
+void add_t1_ooov_w(const MoIntegrals& mo, const SpinTensor& t1, SpinTensor& wmbej);
 // F_ae += sum_m (2 Q_maem - P_maem) - tau~_mn^af L_mnef;
 // F_mi += tau~_in^ef L_mnef;  F_me += t_n^f L_mnef.
 void add_f_terms(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& taut, const T1Ovvv& pq,
