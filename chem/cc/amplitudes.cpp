@@ -64,6 +64,24 @@ void Amplitudes::multiply(const Amplitudes& f) {
   });
 }
 
+void Amplitudes::multiply_and_difference(const Amplitudes& f, const Amplitudes& x, Amplitudes& d) {
+  auto step = [&](SpinTensor& a, const SpinTensor& fa, const SpinTensor& xa, SpinTensor& da) {
+    for (const auto& k : a.computed_keys()) {
+      auto& ad = a.write_block(k).data();
+      auto& dd = da.write_block(k).data();
+      const auto& fd = fa.block(k).data();
+      const auto& xd = xa.block(k).data();
+      for (std::size_t i = 0; i < ad.size(); ++i) {
+        ad[i] *= fd[i];
+        dd[i] = ad[i] - xd[i];
+      }
+    }
+  };
+  step(t1, f.t1, x.t1, d.t1);
+  step(t2, f.t2, x.t2, d.t2);
+  if (t3) step(*t3, *f.t3, *x.t3, *d.t3);
+}
+
 void Amplitudes::combine(const std::vector<double>& c, const std::vector<const Amplitudes*>& x) {
   auto tensors = [](auto& a) {
     std::vector<decltype(&a.t1)> v{&a.t1, &a.t2};

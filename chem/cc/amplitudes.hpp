@@ -21,6 +21,9 @@ struct Amplitudes {
   void scale(double alpha);
   void axpy(double alpha, const Amplitudes& x);  // this += alpha * x
   void multiply(const Amplitudes& f);            // this *= f, element by element
+  // this *= f and d = this - x, element by element, in one pass (the solver's
+  // step: d is the change of every amplitude).
+  void multiply_and_difference(const Amplitudes& f, const Amplitudes& x, Amplitudes& d);
   // this = sum_i c[i] * x[i] (same structure), in one pass over the x[i] (DIIS).
   void combine(const std::vector<double>& c, const std::vector<const Amplitudes*>& x);
   double dot(const Amplitudes& o) const;         // over all unique (packed) amplitudes

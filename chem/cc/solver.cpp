@@ -18,15 +18,15 @@ SolverResult solve(const Equations& eq, const MoIntegrals& mo, Amplitudes& t, co
   SolverResult res;
   AmplitudeDiis diis(opt.diis);
   double energy = eq.energy(t);
-  Amplitudes next = Amplitudes::zeros_like(t);
+  Amplitudes next = Amplitudes::zeros_like(t), change = Amplitudes::zeros_like(t);
   const Amplitudes inverse = inverse_denominators(t, mo);
   for (int k = 0; k < opt.max_iterations; ++k) {
     const double t0 = now();
     eq.rhs(t, next);
-    next.multiply(inverse);  // divided by the denominators
-    // The change of every amplitude, before extrapolation.
-    Amplitudes change = next;
-    change.axpy(-1.0, t);
+    // Divided by the denominators; `change` gets the change of every
+    // amplitude, before extrapolation (one pass, into storage kept from the
+    // last iteration).
+    next.multiply_and_difference(inverse, t, change);
     Iteration it;
     it.number = first_iteration + k + 1;
     it.delta_t = change.norm2();

@@ -161,7 +161,7 @@ void expect_blockwise(const cc::Amplitudes& got, const std::vector<const cc::Amp
 }  // namespace
 
 // The solver's updates of restricted amplitudes (axpy, multiply by the
-// denominators, DIIS's combination, dot): every block, flipped images and the
+// denominators with the change, DIIS's combination, dot): every block, flipped images and the
 // all-alpha block included, comes out as the same update of the same block,
 // and the dot counts every unique spin-orbital amplitude once.
 TEST(Ccsd, RestrictedAmplitudeUpdatesMatchTheSpinOrbitalOnes) {
@@ -174,6 +174,10 @@ TEST(Ccsd, RestrictedAmplitudeUpdatesMatchTheSpinOrbitalOnes) {
   c.axpy(0.3, b);
   c.multiply(inv);
   expect_blockwise(c, {&a, &b, &inv}, [](const std::vector<double>& x) { return (x[0] + 0.3 * x[1]) * x[2]; });
+  cc::Amplitudes n = a, d = cc::Amplitudes::zeros_like(a);
+  n.multiply_and_difference(inv, b, d);
+  expect_blockwise(n, {&a, &inv}, [](const std::vector<double>& x) { return x[0] * x[1]; });
+  expect_blockwise(d, {&a, &inv, &b}, [](const std::vector<double>& x) { return x[0] * x[1] - x[2]; });
   cc::Amplitudes m = cc::Amplitudes::zeros_like(a);
   m.combine({0.3, -1.2, 0.5}, {&a, &b, &c});
   expect_blockwise(m, {&a, &b, &c}, [](const std::vector<double>& x) { return 0.3 * x[0] - 1.2 * x[1] + 0.5 * x[2]; });
