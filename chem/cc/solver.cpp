@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <utility>
 
 #include "chem/cc/diis.hpp"
 
@@ -31,8 +32,10 @@ SolverResult solve(const Equations& eq, const MoIntegrals& mo, Amplitudes& t, co
     it.number = first_iteration + k + 1;
     it.delta_t = change.norm2();
     it.delta_t3 = change.norm2_t3();
-    t = next;
-    diis.extrapolate(t, change);
+    // The new amplitudes in next's storage (no copy); t's old storage takes
+    // the next right-hand side.
+    diis.extrapolate(next, change);
+    std::swap(t, next);
     const double e = eq.energy(t);
     it.energy = e;
     it.delta_e = e - energy;
