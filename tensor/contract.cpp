@@ -4,6 +4,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <limits>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -384,7 +385,10 @@ void sum(double alpha, const Tensor& A, const std::string& la, double beta, Tens
       kept = std::move(fresh);
     }
     auto& y = B.data();
-    cblas_daxpy(static_cast<int>(y.size()), alpha, kept->data().data(), 1, y.data(), 1);
+    const double* x = kept->data().data();
+    constexpr std::size_t kMaxInt = std::numeric_limits<int>::max();  // cblas counts are int
+    for (std::size_t i = 0; i < y.size(); i += kMaxInt)
+      cblas_daxpy(static_cast<int>(std::min(kMaxInt, y.size() - i)), alpha, x + i, 1, y.data() + i, 1);
   } else {
     add_relabelled(alpha, A, la, B, lb, len);
   }
