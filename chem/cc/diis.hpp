@@ -5,6 +5,8 @@
 #pragma once
 
 #include <deque>
+#include <optional>
+#include <vector>
 
 #include "chem/cc/amplitudes.hpp"
 
@@ -14,11 +16,16 @@ class AmplitudeDiis {
  public:
   explicit AmplitudeDiis(int max_vectors) : max_(max_vectors) {}
   // Stores (t, error) and overwrites t with the extrapolation once two or
-  // more vectors are stored. Does nothing when max_vectors is 0.
+  // more vectors are stored (dropping the oldest while the errors are
+  // linearly dependent). Does nothing when max_vectors is 0.
   void extrapolate(Amplitudes& t, const Amplitudes& error);
   int size() const { return static_cast<int>(vectors_.size()); }
 
  private:
+  void drop_oldest();
+  // The extrapolation's coefficients, or none if the system is singular.
+  std::optional<std::vector<double>> coefficients() const;
+
   int max_;
   std::deque<Amplitudes> vectors_, errors_;
   std::deque<std::vector<double>> overlaps_;  // overlaps_[i][j] = <e_i|e_j>, j <= i

@@ -1,0 +1,77 @@
+// AmplitudeDiis where every error is parallel to the last: amplitudes with a
+// single unknown, as for H2 in a minimal basis (one t2, and t1 = 0 by
+// symmetry). Two-electron CCSD is full CI, a standard first test; DIIS must
+// not stall on it (the system of three or more such errors is singular).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <utility>
+
+#include "chem/cc/diis.hpp"
+#include "tests/mpi_world.hpp"
+
+using namespace cyclocc;
+
+namespace {
+
+// A closed shell with one occupied and one virtual orbital.
+tensor::SpinDims one_pair() {
+  tensor::SpinDims d;
+  d.occ[0] = d.occ[1] = 1;
+  d.vir[0] = d.vir[1] = 1;
+  d.restricted = true;
+  return d;
+}
+
+// Every stored amplitude of `out` becomes f(the same amplitude of `in`).
+template <class F>
+void each(const cc::Amplitudes& in, cc::Amplitudes& out, F&& f) {
+  auto apply = [&](const tensor::SpinTensor& x, tensor::SpinTensor& y, bool doubles) {
+    for (const auto& key : x.computed_keys()) {
+      const auto& a = x.block(key).data();
+      auto& b = y.write_block(key).data();
+      for (std::size_t i = 0; i < a.size(); ++i) b[i] = f(a[i], doubles);
+    }
+  };
+  apply(in.t1, out.t1, false);
+  apply(in.t2, out.t2, true);
+}
+
+// A contraction with a nonlinear term, like the CC equations: the fixed point
+// of x -> 0.3 + 0.4 x + 0.2 x^2 is (3 - sqrt(3)) / 2; t1 stays zero.
+double step(double x, bool doubles) { return doubles ? 0.3 + 0.4 * x + 0.2 * x * x : 0.0; }
+
+// The solver's loop (chem/cc/solver.cpp): the iterations until the change
+// is below 1e-12, and the distance of the result from the fixed point.
+std::pair<int, double> solve(int vectors) {
+  tensor::Context ctx(test::world());
+  cc::Amplitudes t(ctx, one_pair(), false);
+  cc::Amplitudes next = cc::Amplitudes::zeros_like(t), change = cc::Amplitudes::zeros_like(t);
+  cc::AmplitudeDiis diis(vectors);
+  int iterations = 0;
+  for (double dt = 1.0; dt > 1e-12 && iterations < 100; ++iterations) {
+    each(t, next, step);
+    change = next;
+    change.axpy(-1.0, t);
+    dt = change.norm2();
+    diis.extrapolate(next, change);
+    std::swap(t, next);
+  }
+  cc::Amplitudes exact = cc::Amplitudes::zeros_like(t);
+  each(t, exact, [](double, bool doubles) { return doubles ? (3.0 - std::sqrt(3.0)) / 2.0 : 0.0; });
+  exact.axpy(-1.0, t);
+  return {iterations, exact.norm2()};
+}
+
+TEST(AmplitudeDiis, ConvergesWhenAllErrorsAreParallel) {
+  const auto [plain, plain_error] = solve(0);  // Jacobi steps only: linear convergence, factor 0.65
+  EXPECT_GT(plain, 40);
+  EXPECT_LT(plain_error, 1e-11);
+  for (int vectors : {2, 8, 100}) {
+    const auto [n, error] = solve(vectors);
+    EXPECT_LE(n, 10) << vectors << " vectors";  // the secant method: superlinear
+    EXPECT_LT(error, 1e-11) << vectors << " vectors";
+  }
+}
+
+}  // namespace
