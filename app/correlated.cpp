@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "app/cc_checkpoint.hpp"
 #include "app/errors.hpp"
@@ -46,12 +47,15 @@ cc::SolverResult run_ccsd(RunContext& ctx, const input::Input& in, CcCheckpoint&
 
 // Records a method's energies and ends the run if it stopped or did not
 // converge. `method` ("ccsd", "ccsdt") is also the QCSchema property prefix.
-void report(RunContext& ctx, const chem::ScfResult& scf, const std::string& method, const cc::SolverResult& res) {
+// Its energy is the run's return energy only if it is the method the input
+// asked for (CCSD before (T) or CCSDT is not: docs/results.md).
+void report(RunContext& ctx, const chem::ScfResult& scf, const std::string& method, const cc::SolverResult& res,
+            bool requested) {
   const std::string& prefix = method;
   ctx.results.set_property(prefix + "_correlation_energy", res.energy);
   ctx.results.set_property(prefix + "_total_energy", scf.energy + res.energy);
   ctx.results.set_property(prefix + "_iterations", res.iterations);
-  ctx.results.set_return_energy(scf.energy + res.energy);
+  if (requested) ctx.results.set_return_energy(scf.energy + res.energy);
   const std::string label = method_label(method);
   if (res.stopped) throw Interrupted(interrupted_message(ctx, method, res.iterations));
   if (!res.converged)
@@ -142,16 +146,18 @@ void stage_correlated(RunContext& ctx, const input::Input& in, const chem::Basis
   } else if (const auto p = ckpt.stored("ccsd")) {
     ccsd = stored_result(*p);
   }
-  // (An unconverged run's results hold its iteration times too.)
+  // (An unconverged run's results hold its iteration times too; CCSDT's
+  // own list stays empty until its iterations start.)
   ctx.results.set_timing(method == "ccsdt" ? "ccsd_iterations" : "cc_iterations", ccsd.seconds);
-  if (!stored_ccsdt || ckpt.stored("ccsd")) report(ctx, scf, "ccsd", ccsd);
+  if (method == "ccsdt") ctx.results.set_timing("cc_iterations", std::vector<double>{});
+  if (!stored_ccsdt || ckpt.stored("ccsd")) report(ctx, scf, "ccsd", ccsd, method == "ccsd");
   if (method != "ccsd") stop_after_method(ctx, "ccsd", ccsd.iterations);  // a safe point before (T) or CCSDT
   if (method == "ccsd(t)") run_triples(ctx, scf, mo, t, ccsd.energy);
   if (method == "ccsdt") {
     const cc::SolverResult res = run_ccsdt(ctx, in, ckpt, mo, t);
     ctx.results.set_timing("cc_iterations", res.seconds);
     ctx.results.set_timing("cc", cc_clock.seconds());
-    report(ctx, scf, "ccsdt", res);
+    report(ctx, scf, "ccsdt", res, true);
   }
   ctx.results.set_timing("cc", cc_clock.seconds());
 }

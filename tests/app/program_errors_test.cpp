@@ -141,6 +141,31 @@ TEST_F(ProgramTest, CcsdPrtAndCcsdtEnergiesAndResults) {
   EXPECT_EQ(static_cast<int>(j["extras"]["timings"]["ccsd_iterations"].size()), p["ccsd_iterations"].as<int>());
 }
 
+// A CCSD that does not converge before (T) or CCSDT computed no energy of the
+// requested method: return_energy is null (docs/results.md), the CCSD energy
+// is only a property, and CCSDT's cc_iterations (its own iterations) is empty.
+TEST_F(ProgramTest, UnconvergedCcsdBeforeTheRequestedMethodHasNoReturnEnergy) {
+  for (const std::string method : {"ccsd(t)", "ccsdt"}) {
+    const auto input = water_input("nc", [&](YAML::Node& in) {
+      in["cc"]["method"] = method;
+      in["cc"]["max_iterations"] = 2;
+    });
+    const auto r = cyclocc({input.string()});
+    EXPECT_EQ(r.exit_code, 3) << method;
+    expect_one_error_line(r, {"CCSD did not converge in 2 iterations"});
+    const auto j = results("nc.json");
+    EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "convergence_error") << method;
+    EXPECT_TRUE(j["return_energy"].IsNull()) << method;
+    EXPECT_TRUE(j["return_result"].IsNull()) << method;
+    EXPECT_LT(j["properties"]["ccsd_total_energy"].as<double>(), j["properties"]["scf_total_energy"].as<double>());
+    const auto timings = j["extras"]["timings"];
+    EXPECT_EQ(timings["cc_iterations"].size(), method == "ccsdt" ? 0u : 2u) << method;
+    if (method == "ccsdt") {
+      EXPECT_EQ(timings["ccsd_iterations"].size(), 2u);
+    }
+  }
+}
+
 TEST_F(ProgramTest, UnwritableResultsFileIsExit1WithOneLine) {
   const auto input = water_input("w");
   auto r = cyclocc({input.string(), "--json", "no/such/folder/w.json"});
