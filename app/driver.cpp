@@ -5,6 +5,7 @@
 
 #include "app/agree.hpp"
 #include "app/errors.hpp"
+#include "app/outputs.hpp"
 #include "app/stages.hpp"
 
 #ifndef CYCLOCC_VERSION
@@ -66,7 +67,7 @@ void print_energies(const RunContext& ctx, const chem::ScfResult& scf) {
 void print_footer(RunContext& ctx, double total_seconds) {
   ctx.results.set_timing("total", total_seconds);
   ctx.log.print("\ntimings (seconds, wall):\n");
-  for (const char* name : {"scf", "checkpoint", "total"})
+  for (const char* name : {"scf", "checkpoint", "motransform", "cc", "cc_checkpoint", "triples", "total"})
     if (const auto t = ctx.results.timing(name)) ctx.log.print("  %-12s %10.3f\n", name, *t);
   if (ctx.comm.stats().totals().empty())
     ctx.log.print("\noperations on rank 0: none recorded\n");
@@ -93,11 +94,12 @@ std::string write_results(RunContext& ctx) {
 // The stages in order; throws AgreedFailure.
 void run_stages(RunContext& ctx, const CliOptions& options) {
   print_header(ctx, options);
-  if (options.json) ctx.json_path = *options.json;
+  ctx.json_path = results_path_before_input(options);  // where a failure of the input is reported
   const input::Input in = agreed(ctx.comm, [&] { return stage_input(options.input); });
   ctx.results.set_input(in);
-  ctx.json_path = options.json.value_or(in.output.json);
+  ctx.json_path = safe_results_path(in, options);
   ctx.checkpoint_path = options.checkpoint.value_or(in.checkpoint.file);
+  agreed(ctx.comm, [&] { check_output_files(in, options); });
   print_input_summary(ctx, in);
 
   const chem::Basis basis = agreed(ctx.comm, [&] { return chem::load_basis(in); });

@@ -17,8 +17,8 @@ void RunContext::stop_point(const std::string& what) {
 
 input::Input stage_input(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw input::InputError(path + ": no such input file");
+  if (std::filesystem::is_directory(path, ec)) throw input::InputError(path + ": is a folder, not an input file");
+  if (!std::filesystem::is_regular_file(path, ec)) throw input::InputError(path + ": no such input file");
   return input::parse_input(path);
 }
 

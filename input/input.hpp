@@ -93,6 +93,15 @@ Input parse_input(const std::string& path);
 // The same from text; `path` names the file in messages and anchors relative paths.
 Input parse_input_text(const std::string& text, const std::string& path);
 
+// Where the results file and the checkpoint of `path` go by its output.json
+// and checkpoint.file, read leniently (an input that does not validate still
+// gets its results file where it asked for it), else the defaults: INPUT stem
+// + .json and .h5. Never throws.
+struct OutputHints {
+  std::string json, checkpoint;
+};
+OutputHints output_hints(const std::string& path);
+
 // The message of an InputError: "FILE:LINE: key: what" on one line (line <= 0
 // drops ":LINE", an empty key drops "key: "). For errors found after parsing,
 // e.g. chem/ reporting an unknown basis name at input.path, input.basis_line.

@@ -272,6 +272,28 @@ void read_files(const Section& top, Input& input) {
 
 }  // namespace
 
+OutputHints output_hints(const std::string& path) {
+  OutputHints h{default_output(path, ".json"), default_output(path, ".h5")};
+  std::string text, reason;
+  if (!detail::read_text_file(path, kMaxInputBytes, text, reason)) return h;
+  try {
+    check_size_and_nesting(text, path);
+    const YAML::Node root = YAML::Load(text);
+    auto given = [&](const char* section, const char* key, std::string& out) {
+      if (!root.IsMap()) return;
+      const YAML::Node sec = root[section];
+      if (sec.IsMap() && sec[key].IsScalar()) out = resolve(path, sec[key].Scalar());
+    };
+    given("output", "json", h.json);
+    given("checkpoint", "file", h.checkpoint);
+  } catch (const YAML::Exception&) {
+    // Not YAML: the defaults.
+  } catch (const InputError&) {
+    // Too large or too deeply nested to read: the defaults.
+  }
+  return h;
+}
+
 Input parse_input(const std::string& path) {
   std::string text, reason;
   if (!detail::read_text_file(path, kMaxInputBytes, text, reason))

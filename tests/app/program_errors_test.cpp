@@ -168,11 +168,75 @@ TEST_F(ProgramTest, UnconvergedCcsdBeforeTheRequestedMethodHasNoReturnEnergy) {
 
 TEST_F(ProgramTest, UnwritableResultsFileIsExit1WithOneLine) {
   const auto input = water_input("w");
-  auto r = cyclocc({input.string(), "--json", "no/such/folder/w.json"});
+  fs::create_directories(path("taken"));  // a folder where the results file should go
+  auto r = cyclocc({input.string(), "--json", "taken"});
   EXPECT_EQ(r.exit_code, 1);
-  expect_one_error_line(r, {"cannot write no/such/folder/w.json"});
+  expect_one_error_line(r, {"cannot write taken"});
   // A run that failed already keeps its own exit code and its one line.
-  r = cyclocc({"missing.yaml", "--json", "no/such/folder/w.json"});
+  r = cyclocc({"missing.yaml", "--json", "taken"});
   EXPECT_EQ(r.exit_code, 2);
   expect_one_error_line(r, {"missing.yaml"});
+}
+
+// A folder that does not exist is found before any work: exit 2 naming the
+// key or flag, not exit 1 after the whole calculation.
+TEST_F(ProgramTest, MissingOutputFolderIsAnInputErrorAtOnce) {
+  const auto input = water_input("w", [](YAML::Node& in) { in["output"]["molden"] = "no/such/folder/w.molden"; });
+  auto r = cyclocc({input.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"w.yaml: output.molden: folder", "no/such/folder", "does not exist"});
+  EXPECT_EQ(r.out.find("SCF converged"), std::string::npos) << r.out;
+  EXPECT_EQ(results("w.json")["error"]["error_type"].as<std::string>(), "input_error");
+  r = cyclocc({water_input("v").string(), "--json", "no/such/folder/v.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"v.yaml: --json: folder no/such/folder of no/such/folder/v.json does not exist"});
+}
+
+// No output file may be the input file or another output file: exit 2 naming
+// both, and the input (or the checkpoint) is left as it was.
+TEST_F(ProgramTest, OutputFilesThatCollideAreRefused) {
+  const auto input = water_input("c");
+  const std::string text = read_text(input);
+  const struct {
+    std::vector<std::string> args;
+    std::vector<std::string> message;
+  } cases[] = {
+      {{"--checkpoint", input.string()}, {"c.yaml: --checkpoint:", "is the input file itself"}},
+      {{"--json", input.string()}, {"c.yaml: --json:", "is the input file itself"}},
+      {{"--json", "c.h5"}, {"c.yaml: --json: names the same file as checkpoint.file"}},  // relative to the current folder
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args{input.string()};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const auto r = cyclocc(args);
+    EXPECT_EQ(r.exit_code, 2) << c.args[1];
+    expect_one_error_line(r, c.message);
+    EXPECT_EQ(read_text(input), text) << c.args[1];
+    EXPECT_FALSE(fs::exists(path("c.h5"))) << c.args[1];
+  }
+  // JSON is YAML: an input named x.json would be its own default results file.
+  write_text(path("x.json"), text);
+  const auto r = cyclocc({path("x.json").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"x.json: output.json:", "is the input file itself"});
+  EXPECT_EQ(read_text(path("x.json")), text);
+}
+
+// An input that does not validate still reports into its results file, so an
+// old one (say, of a successful run) does not stand as this run's outcome.
+TEST_F(ProgramTest, InvalidInputReplacesAnOldResultsFile) {
+  const auto input = water_input("old");
+  ASSERT_EQ(cyclocc({input.string()}).exit_code, 0);
+  EXPECT_TRUE(results("old.json")["success"].as<bool>());
+  write_text(input, read_text(input) + "scf:\n  convergence: -1\n");
+  auto r = cyclocc({input.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  auto j = results("old.json");
+  EXPECT_FALSE(j["success"].as<bool>());
+  EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "input_error");
+  // Also where the input's own output.json puts it.
+  write_text(input, "output:\n  json: elsewhere.json\nmolecule: {}\n");
+  r = cyclocc({input.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(results("elsewhere.json")["error"]["error_type"].as<std::string>(), "input_error");
 }
