@@ -132,7 +132,8 @@ Basis make_basis(const G94File& file, const std::vector<input::Atom>& atoms, boo
 }
 
 Basis load_basis(const input::Input& in) {
-  const std::string where = (in.path.empty() ? std::string("input") : in.path) + ": basis: ";
+  const std::string where =
+      input::input_error_message(in.path.empty() ? std::string("input") : in.path, in.basis_line, "basis", "");
   if (in.basis_is_file) {
     const G94File file = read_g94(in.basis);
     // A user file without a spherical/cartesian header line defaults to spherical.

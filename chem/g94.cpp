@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <libint2/libint2_params.h>
+
 #include "input/input.hpp"
 
 namespace cyclocc::chem {
@@ -118,6 +120,10 @@ void read_shell(Cursor& cur, const Line& head, std::vector<RawShell>& out) {
   if (w.size() == 4) parse_real(cur, head, w[3]);
   const int l = shell_label_l(w[0]);
   if (l == -2) cur.fail(head.number, "unknown shell label '" + w[0] + "'");
+  // The two-electron integrals of this Libint2 build stop at l = 5 (H).
+  if (l > LIBINT2_MAX_AM_eri)
+    cur.fail(head.number, w[0] + " shells (l = " + std::to_string(l) + ") are beyond the integral library (Libint2 " +
+                              "here computes up to l = " + std::to_string(LIBINT2_MAX_AM_eri) + ")");
   const int nprim = parse_count(cur, head, w[1]);
   const double scale = w.size() == 3 ? parse_real(cur, head, w[2]) : 1.0;
   if (!(scale > 0)) cur.fail(head.number, "scale factor must be > 0");

@@ -141,8 +141,10 @@ Setup make_setup(const input::Input& in, const Basis& basis) {
   su.X = orthogonalizer(su.S);
   su.nmo = static_cast<int>(su.X.cols());
   if (su.n_alpha > su.nmo)
-    throw input::InputError(in.path + ": basis: " + in.basis + " has " + std::to_string(su.nmo) +
-                            " orbitals, too few for " + std::to_string(su.n_alpha) + " alpha electrons");
+    throw input::InputError(input::input_error_message(in.path, in.basis_line, "basis",
+                                                       in.basis + " has " + std::to_string(su.nmo) +
+                                                           " orbitals, too few for " + std::to_string(su.n_alpha) +
+                                                           " alpha electrons"));
   return su;
 }
 

@@ -123,6 +123,17 @@ TEST(BasisErrors, UnknownNameListsNearNames) {
   EXPECT_NE(msg.find("cc-pvdz"), std::string::npos) << msg;
 }
 
+TEST(BasisErrors, NameTheLineOfTheBasisKey) {
+  auto in = make_input("cc-pvxz", water());
+  in.basis_line = 7;
+  std::string msg = error_of(in);
+  EXPECT_EQ(msg.rfind("test.yaml:7: basis: 'cc-pvxz' is not in the basis library", 0), 0u) << msg;
+  in = make_input("cc-pvdz", {{"Rn", 0, 0, 0}});
+  in.basis_line = 7;
+  msg = error_of(in);
+  EXPECT_EQ(msg.rfind("test.yaml:7: basis: cc-pvdz has no functions for element Rn", 0), 0u) << msg;
+}
+
 TEST(BasisErrors, MissingElementNamesElementAndBasis) {
   const std::string msg = error_of(make_input("cc-pvdz", {{"Rn", 0, 0, 0}}));
   EXPECT_NE(msg.find("cc-pvdz has no functions for element Rn"), std::string::npos) << msg;
@@ -152,6 +163,10 @@ TEST(BasisErrors, MalformedFileNamesFileAndLine) {
       {"H 0\nSP 1 1.00\n 1.0 1.0\n****\n", ":3: expected exponent and 2 coefficient(s)"},
       {"H 0\nS 1 1.00\n -1.0 1.0\n****\n", ":3: exponent must be > 0"},
       {"H 0\nS 1 1.00\n 1.0 1.0\n****\nH 0\nS 1 1.00\n 1.0 1.0\n****\n", ":5: element H appears twice"},
+      // Beyond Libint2's l = 5 (H shells are fine): a clear error, not the
+      // library's exception at the first integral.
+      {"H 0\nS 1 1.00\n 1.0 1.0\nI 1 1.00\n 1.0 1.0\n****\n", ":4: I shells (l = 6) are beyond the integral library"},
+      {"H 0\nk 1 1.00\n 1.0 1.0\n****\n", ":2: k shells (l = 7) are beyond the integral library"},
   };
   for (const auto& b : bad) {
     const std::string path = write_temp("cyclocc_bad.g94", b.text);
@@ -160,6 +175,15 @@ TEST(BasisErrors, MalformedFileNamesFileAndLine) {
     const std::string msg = error_of(in);
     EXPECT_EQ(msg.rfind(path + b.message, 0), 0u) << "got: " << msg << "\nwanted: " << path << b.message;
   }
+}
+
+TEST(G94, HShellsAreRead) {
+  const std::string path = write_temp("cyclocc_h_shell.g94", "H 0\nS 1 1.00\n 1.0 1.0\nH 1 1.00\n 1.5 1.0\n****\n");
+  auto in = make_input(path, {{"H", 0, 0, 0}, {"H", 0, 0, 1.4}});
+  in.basis_is_file = true;
+  const auto b = load_basis(in);
+  EXPECT_EQ(b.max_l, 5);
+  EXPECT_EQ(b.nbf, 2 * (1 + 11));  // s + spherical h
 }
 
 TEST(G94, ReadsSpShellsFortranExponentsScaleAndHeader) {
