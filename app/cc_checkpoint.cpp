@@ -120,6 +120,14 @@ void write_amplitudes(chem::CheckpointWriter& w, const std::string& group, const
   });
 }
 
+std::int64_t amplitude_bytes(const cc::Amplitudes& t) {
+  std::int64_t bytes = 0;
+  each_block(t, "", [&](const std::string&, const std::string&, const tensor::Tensor& block) {
+    bytes += static_cast<std::int64_t>(sizeof(double)) * block.shape().packed_size();
+  });
+  return bytes;
+}
+
 [[noreturn]] void refuse(const std::string& path, const std::string& what) {
   throw chem::CheckpointError("checkpoint " + path + ": " + what);
 }
@@ -219,6 +227,10 @@ double CcCheckpoint::save(const std::string& method, const cc::Amplitudes& t, co
     using Start = chem::CheckpointWriter::Start;
     const Start start = !saved_ ? Start::empty : previous_differs_in_ == method ? Start::previous : Start::copy;
     chem::CheckpointWriter w(ctx_.comm, path(), start);
+    // At most the file it replaces and this method's amplitudes anew.
+    std::error_code ec;
+    const auto replaced = std::filesystem::file_size(path(), ec);
+    w.require_free_space((ec ? 0 : static_cast<std::int64_t>(replaced)) + amplitude_bytes(t));
     if (!w.from_copy()) {
       w.write_identity(chem::checkpoint_identity(in_, basis_));
       w.write_scf(scf_);

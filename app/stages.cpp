@@ -65,6 +65,9 @@ void write_scf_checkpoint(RunContext& ctx, const input::Input& in, const chem::B
                           const chem::ScfResult& scf) {
   Stopwatch clock;
   chem::CheckpointWriter writer(ctx.comm, ctx.checkpoint_path);
+  // Coefficients, orbital energies and occupations of both spins.
+  const auto values = scf.C_alpha.size() + scf.C_beta.size() + 2 * (scf.eps_alpha.size() + scf.eps_beta.size());
+  writer.require_free_space(static_cast<std::int64_t>(sizeof(double) * values));
   writer.write_identity(chem::checkpoint_identity(in, basis));
   writer.write_scf(scf);
   writer.commit();

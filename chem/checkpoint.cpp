@@ -1,8 +1,6 @@
 #include "chem/checkpoint.hpp"
 
-#include <fcntl.h>
 #include <hdf5.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -745,70 +743,6 @@ void CheckpointWriter::write_scf(const ScfResult& s) {
   set_int("/scf", "nmo", s.C_alpha.cols());
   write_spin(*this, "/scf/alpha", s.C_alpha, s.eps_alpha, s.occ_alpha);
   if (s.C_beta.size() > 0) write_spin(*this, "/scf/beta", s.C_beta, s.eps_beta, s.occ_beta);
-}
-
-namespace {
-
-// fsync(tmp), rename(tmp, path), fsync(folder); removes tmp if that failed.
-// `keep`: a second name for the file that path held, so that the rename
-// frees nothing (no link, e.g. no PATH yet: nothing is kept).
-bool move_into_place(const std::string& tmp, const std::string& path, const std::string& keep) {
-  int fd = ::open(tmp.c_str(), O_RDONLY);
-  bool ok = fd >= 0 && ::fsync(fd) == 0;
-  if (fd >= 0) ::close(fd);
-  if (ok && !keep.empty()) {
-    std::remove(keep.c_str());  // a stale one, of a killed run
-    ::link(path.c_str(), keep.c_str());
-  }
-  ok = ok && std::rename(tmp.c_str(), path.c_str()) == 0;
-  if (!ok) {
-    std::remove(tmp.c_str());
-    return false;
-  }
-  auto folder = std::filesystem::path(path).parent_path();
-  int dfd = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-  return true;
-}
-
-// The second name commit(keep) gives the replaced file, or none.
-std::string previous_if(CheckpointWriter::Keep keep, const std::string& path) {
-  return keep == CheckpointWriter::Keep::previous ? checkpoint_previous_path(path) : "";
-}
-
-}  // namespace
-
-void CheckpointWriter::commit(Keep keep) { start_commit(keep, {}, std::launch::deferred).finish(); }
-
-CommitInFlight CheckpointWriter::commit_in_background(Keep keep, std::function<void()> then) {
-  return start_commit(keep, std::move(then), std::launch::async);
-}
-
-CommitInFlight CheckpointWriter::start_commit(Keep keep, std::function<void()> then, std::launch when) {
-  close_file();
-  committed_ = true;  // from here on PATH.tmp is the commit's (it removes it if the rename fails)
-  return CommitInFlight(comm_, path_, tmp_path_, previous_if(keep, path_), std::move(then), when);
-}
-
-CommitInFlight::CommitInFlight(const par::Comm& comm, std::string path, std::string tmp_path, std::string kept,
-                               std::function<void()> then, std::launch when)
-    : comm_(&comm), path_(std::move(path)), tmp_path_(std::move(tmp_path)) {
-  if (!comm_->root()) return;
-  // Only POSIX calls and `then` on the thread: no HDF5, no MPI.
-  moved_ = std::async(when, [tmp = tmp_path_, path = path_, kept = std::move(kept), then = std::move(then)] {
-    const bool ok = move_into_place(tmp, path, kept);
-    if (ok && then) then();
-    return ok;
-  });
-}
-
-void CommitInFlight::finish() {
-  const bool ok = !moved_.valid() || moved_.get();
-  // The agreement is the barrier: no rank goes on before the rename is done.
-  if (comm_->any(!ok)) fail(path_, "cannot move " + tmp_path_ + " into place");
 }
 
 }  // namespace cyclocc::chem

@@ -175,6 +175,11 @@ class CheckpointWriter {
 
   const std::string& path() const { return path_; }
 
+  // Throws CheckpointError (on every rank) unless PATH's folder has room for
+  // about `bytes` more (checkpoint_commit.cpp). Call it before writing: a
+  // collective write that fails on one rank cannot end cleanly on the others.
+  void require_free_space(std::int64_t bytes);
+
   // /molecule, /basis (and the reference, stored with the SCF).
   void write_identity(const CheckpointIdentity& id);
   // /scf (needs write_identity first for the reference check on reading).

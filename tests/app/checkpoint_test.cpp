@@ -458,6 +458,34 @@ TEST_F(CheckpointTest, CommitReplacesAtomicallyAndAbandonedWritesLeaveNoTrace) {
   EXPECT_EQ(r.read_array("/v"), std::vector<double>{3.0});
 }
 
+// A folder without room for the file is refused on every rank before any
+// collective write (a write that fails on one rank would leave the others
+// waiting), and the checkpoint in place is left as it was.
+TEST_F(CheckpointTest, NotEnoughFreeSpaceIsRefusedBeforeWriting) {
+  const std::string path = file("full.h5");
+  {
+    chem::CheckpointWriter w(comm(), path);
+    w.require_free_space(1000);  // any folder has room for that
+    w.write_array("/v", {1.0});
+    w.commit();
+  }
+  const std::string first = comm().root() ? read_bytes(path) : "";
+  try {
+    chem::CheckpointWriter w(comm(), path, chem::CheckpointWriter::Start::copy);
+    // Rank 0's request decides (here every rank asks for 2^60 bytes).
+    w.require_free_space(std::int64_t{1} << 60);
+    ADD_FAILURE() << "no error";
+  } catch (const chem::CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("not enough free space in"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(" needed, "), std::string::npos) << e.what();
+  }
+  comm().barrier();
+  if (comm().root()) {
+    EXPECT_FALSE(fs::exists(chem::checkpoint_temp_path(path)));
+    EXPECT_EQ(read_bytes(path), first);
+  }
+}
+
 TEST_F(CheckpointTest, ScfRoundTripIsExact) {
   for (bool uhf : {false, true}) {
     const auto scf = synthetic_scf(uhf);
