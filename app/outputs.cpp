@@ -16,8 +16,9 @@ struct Output {
 };
 
 std::vector<Output> outputs(const input::Input& in, const CliOptions& o) {
-  std::vector<Output> files{{o.json.value_or(in.output.json), o.json ? "--json" : "output.json"},
-                            {o.checkpoint.value_or(in.checkpoint.file), o.checkpoint ? "--checkpoint" : "checkpoint.file"}};
+  std::vector<Output> files{
+      {o.json.value_or(in.output.json), o.json ? "--json" : "output.json"},
+      {o.checkpoint.value_or(in.checkpoint.file), o.checkpoint ? "--checkpoint" : "checkpoint.file"}};
   if (!in.output.molden.empty()) files.push_back({in.output.molden, "output.molden"});
   return files;
 }

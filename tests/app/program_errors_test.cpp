@@ -203,7 +203,8 @@ TEST_F(ProgramTest, OutputFilesThatCollideAreRefused) {
   } cases[] = {
       {{"--checkpoint", input.string()}, {"c.yaml: --checkpoint:", "is the input file itself"}},
       {{"--json", input.string()}, {"c.yaml: --json:", "is the input file itself"}},
-      {{"--json", "c.h5"}, {"c.yaml: --json: names the same file as checkpoint.file"}},  // relative to the current folder
+      // relative to the current folder, which is the input's
+      {{"--json", "c.h5"}, {"c.yaml: --json: names the same file as checkpoint.file"}},
   };
   for (const auto& c : cases) {
     std::vector<std::string> args{input.string()};
