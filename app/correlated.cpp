@@ -92,6 +92,14 @@ void run_triples(RunContext& ctx, const chem::ScfResult& scf, const cc::MoIntegr
     ctx.log.print("(T): unrestricted triples, spin cases aaa, aab, abb, bbb over %d rank(s), %.0f MB per rank\n", P,
                   mb);
   }
+  // Safe points for a stop signal, and a progress line every half minute.
+  double last_line = 0;
+  opt.progress = [&, unit = opt.per_triple ? "occupied triples" : "batches"](long done, long total) {
+    ctx.stop_point_during("(T)");
+    if (done == total || clock.seconds() < last_line + 30) return;
+    last_line = clock.seconds();
+    ctx.log.print("(T): %ld of %ld %s done (%.0f%%), %.1f s\n", done, total, unit, 100.0 * done / total, last_line);
+  };
   const double e_t = cc::triples_correction(mo, t, opt);
   ctx.results.set_timing("triples", clock.seconds());
   ctx.results.set_property("ccsd_prt_pr_correlation_energy", e_ccsd + e_t);
@@ -127,7 +135,8 @@ void stage_correlated(RunContext& ctx, const input::Input& in, const chem::Basis
   ctx.log.print("\nMO transform: %d frozen, %d+%d active occupied, %d+%d virtual orbitals (alpha+beta)\n",
                 space.frozen[0], space.occ[0], space.occ[1], space.vir[0], space.vir[1]);
   const cc::VvvvNeeds needs{method == "ccsdt", method != "mp2"};
-  const cc::MoIntegrals mo = chem::transform_integrals(tctx, basis, scf, space, ctx.log, nullptr, needs);
+  const cc::MoIntegrals mo = chem::transform_integrals(tctx, basis, scf, space, ctx.log, nullptr, needs,
+                                                       [&] { ctx.stop_point_during("the MO transform"); });
   ctx.results.set_timing("motransform", clock.seconds());
 
   Stopwatch cc_clock;

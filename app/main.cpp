@@ -64,6 +64,9 @@ void keep_freed_memory() {
 int main(int argc, char** argv) {
   keep_freed_memory();
   std::set_terminate(on_terminate);
+  // Before MPI_Init, so that a stop signal during start-up is remembered
+  // rather than fatal, and again after it, in case it replaced a handler.
+  cyclocc::app::install_signal_handlers();
   cyclocc::par::Environment env(&argc, &argv);
   cyclocc::app::install_signal_handlers();
   const cyclocc::chem::LibintSession libint;

@@ -1,7 +1,8 @@
 // Stopping on a signal (DESIGN.md §8 Signals).
 //
 // SIGTERM, SIGINT and SIGUSR1 only set a flag; the stages look at it at their
-// safe points (after a checkpoint write, once per CC iteration) through a
+// safe points (after a checkpoint write, once per CC iteration, and inside
+// the MO transform and (T), which write nothing) through a
 // StopRequest, whose requested() is collective so that every rank agrees to
 // stop at the same point. mpirun turns SIGTERM/SIGINT into SIGTERM to the
 // ranks (then SIGKILL a few seconds later) and forwards SIGUSR1 untouched, so
@@ -16,8 +17,8 @@
 
 namespace cyclocc::app {
 
-// Installs the handlers. Call once, after MPI_Init (Open MPI installs its own
-// handlers for some signals during initialization).
+// Installs the handlers. main() calls it before MPI_Init and again after it
+// (Open MPI installs handlers of its own for some signals while it starts).
 void install_signal_handlers();
 
 // Thrown at a safe point when the ranks have agreed to stop; exit code 5.

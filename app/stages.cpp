@@ -15,6 +15,14 @@ void RunContext::stop_point(const std::string& what) {
                     checkpoint_path + "); run again with --restart to continue");
 }
 
+void RunContext::stop_point_during(const std::string& stage) {
+  if (!stop.requested(comm)) return;
+  log.print("%s received during %s: stopping; the checkpoint %s holds the work before it\n",
+            stop.signal_name().c_str(), stage.c_str(), checkpoint_path.c_str());
+  throw Interrupted("stopped by " + stop.signal_name() + " during " + stage + " (checkpoint " + checkpoint_path +
+                    "); run again with --restart to continue");
+}
+
 input::Input stage_input(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw input::InputError(path + ": is a folder, not an input file");
@@ -97,8 +105,9 @@ chem::ScfResult stage_scf(RunContext& ctx, const input::Input& in, const chem::B
                            " iterations (scf.max_iterations; last energy " + energy + ")");
   }
   if (!from_checkpoint) write_scf_checkpoint(ctx, in, basis, scf);
-  // A safe point, unless the SCF was all there was to do.
-  if (in.cc.method != "none") ctx.stop_point("the SCF checkpoint");
+  // A safe point after writing the checkpoint, unless the SCF was all there
+  // was to do (a restored SCF wrote nothing: the MO transform has the next).
+  if (!from_checkpoint && in.cc.method != "none") ctx.stop_point("the SCF checkpoint");
   return scf;
 }
 

@@ -58,6 +58,9 @@ struct RunContext {
   // A safe point after `what` (e.g. "the SCF checkpoint") was written:
   // throws Interrupted on every rank if any rank received a stop signal.
   void stop_point(const std::string& what);
+  // A safe point inside a stage that adds nothing to the checkpoint (e.g.
+  // "the MO transform"): reports the stop and throws Interrupted likewise.
+  void stop_point_during(const std::string& stage);
 };
 
 // Reads and validates the input file (every rank; errors are deterministic).

@@ -230,13 +230,17 @@ std::array<std::vector<double>, 2> energies(const ScfResult& scf, const ActiveSp
 
 cc::MoIntegrals transform_integrals(tensor::Context& ctx, const Basis& basis, const ScfResult& scf,
                                     const ActiveSpace& space, const par::Log& log, TransformStats* stats,
-                                    cc::VvvvNeeds needs) {
+                                    cc::VvvvNeeds needs, const std::function<void()>& safe_point) {
   const bool restricted = scf.reference == "rhf";
   const tensor::OneOffMoves one_off(ctx);
   const double t0 = now();
   const Tensor ao = ao_integrals(ctx, basis);
   const double t1 = now();
   log.print("MO transform: AO integrals %.2f s\n", t1 - t0);
+  const auto stop_here = [&] {
+    if (safe_point) safe_point();
+  };
+  stop_here();
   auto block = [&](int s, bool occupied) {
     const Eigen::MatrixXd& C = (s == 0 || restricted) ? scf.C_alpha : scf.C_beta;
     const int first = occupied ? space.frozen[s] : space.frozen[s] + space.occ[s];
@@ -252,6 +256,7 @@ cc::MoIntegrals transform_integrals(tensor::Context& ctx, const Basis& basis, co
   cc::MoIntegrals mo = cc::build_mo_integrals(
       ctx, d, energies(scf, space, true), energies(scf, space, false),
       [&](int s1, int s2, const std::string& sp) -> const Tensor& {
+        stop_here();
         // Closed shell: alpha and beta orbitals are the same.
         return restricted ? chem(0, 0, sp) : chem(s1, s2, sp);
       },

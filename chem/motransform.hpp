@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 
 #include "chem/basis.hpp"
 #include "chem/cc/mo_integrals.hpp"
@@ -37,9 +38,12 @@ struct TransformStats {
 };
 
 // needs: which <vv|vv> integrals a restricted reference gets (cc::VvvvNeeds).
+// safe_point, if set, is called on every rank at the same points (after the
+// AO integrals and before each block of MO integrals): a collective point
+// where the caller may stop the run by throwing.
 cc::MoIntegrals transform_integrals(tensor::Context& ctx, const Basis& basis, const ScfResult& scf,
                                     const ActiveSpace& space, const par::Log& log, TransformStats* stats = nullptr,
-                                    cc::VvvvNeeds needs = {});
+                                    cc::VvvvNeeds needs = {}, const std::function<void()>& safe_point = {});
 
 // The AO integrals (mu nu|lambda sigma) as a tensor [N,N,N,N] with SY(mu nu)
 // and SY(lambda sigma), computed by the shell quartets of this rank's share.

@@ -102,9 +102,11 @@ double per_triple_words(const SpinDims& d, int nranks) {
 }
 
 double triples_correction(const MoIntegrals& mo, const Amplitudes& t, const TriplesOptions& opt) {
-  if (opt.per_triple) return mo.dims.restricted ? closed_shell_triples(mo, t) : spin_case_triples(mo, t);
+  if (opt.per_triple)
+    return mo.dims.restricted ? closed_shell_triples(mo, t, opt.progress) : spin_case_triples(mo, t, opt.progress);
   const int step = opt.window > 0 ? opt.window : t.t1.ctx().nranks();
   const int nocc = std::max(mo.dims.occ[0], mo.dims.occ[1]);
+  const long batches = (nocc + step - 1) / step;
   double e = 0;
   for (int first = 0; first < nocc; first += step) {
     SpinDims d = mo.dims;
@@ -114,6 +116,7 @@ double triples_correction(const MoIntegrals& mo, const Amplitudes& t, const Trip
     }
     WindowTriples x = window_triples(mo, t, d);
     e += window_energy(mo, x, d);
+    if (opt.progress) opt.progress(first / step + 1, batches);
   }
   return e / 3.0;
 }

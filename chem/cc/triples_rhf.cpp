@@ -113,20 +113,23 @@ double triple_energy(const ClosedShell& s, int i, int j, int k, const std::vecto
 
 }  // namespace
 
-double closed_shell_triples(const MoIntegrals& mo, const Amplitudes& t) {
+double closed_shell_triples(const MoIntegrals& mo, const Amplitudes& t, const TriplesProgress& progress) {
   const ClosedShell s = local_copies(mo, t);
   tensor::Context& ctx = t.t1.ctx();
   const std::size_t v3 = std::size_t(s.v) * s.v * s.v;
   std::vector<double> w(v3), buf(v3);
   double e = 0;
-  long n = 0;  // triples dealt out round robin
+  const RoundRobin deal(long(s.o) * (s.o + 1) * (s.o + 2) / 6, ctx.rank(), ctx.nranks(), progress);
+  long n = 0;
   for (int i = 0; i < s.o; ++i)
     for (int j = 0; j <= i; ++j)
-      for (int k = 0; k <= j; ++k) {
-        if (n++ % ctx.nranks() != ctx.rank()) continue;
-        const int weight = i == k ? 1 : (i == j || j == k) ? 3 : 6;
-        connected_triples(s, {i, j, k}, w, buf);
-        e += weight * triple_energy(s, i, j, k, w);
+      for (int k = 0; k <= j; ++k, ++n) {
+        if (deal.mine(n)) {
+          const int weight = i == k ? 1 : (i == j || j == k) ? 3 : 6;
+          connected_triples(s, {i, j, k}, w, buf);
+          e += weight * triple_energy(s, i, j, k, w);
+        }
+        deal.done(n);
       }
   return ctx.sum_over_ranks(e) / 3.0;
 }

@@ -176,16 +176,23 @@ double triple_energy(const SpinArrays& s, const Triple& x, const std::vector<dou
   return e;
 }
 
+// The occupied triples of the four spin cases: i < j < k within a spin,
+// alpha before beta.
+long spin_case_triple_count(long a, long b) {
+  return a * (a - 1) * (a - 2) / 6 + a * (a - 1) / 2 * b + a * b * (b - 1) / 2 + b * (b - 1) * (b - 2) / 6;
+}
+
 }  // namespace
 
-double spin_case_triples(const MoIntegrals& mo, const Amplitudes& t) {
+double spin_case_triples(const MoIntegrals& mo, const Amplitudes& t, const TriplesProgress& progress) {
   const SpinArrays s = spin_arrays(mo, t);
   tensor::Context& ctx = t.t1.ctx();
   const std::size_t vmax = std::max(s.v[0], s.v[1]);
   std::vector<double> w(vmax * vmax * vmax), v(w.size()), buf(w.size());
   // Spin cases: number of beta among (i, j, k) and among (a, b, c), beta last.
   double e = 0;
-  long n = 0;  // triples dealt out round robin
+  const RoundRobin deal(spin_case_triple_count(s.o[0], s.o[1]), ctx.rank(), ctx.nranks(), progress);
+  long n = 0;
   for (int nb = 0; nb <= 3; ++nb) {
     Triple x{};
     for (int p = 0; p < 3; ++p) x.os[p] = x.vs[p] = p >= 3 - nb ? 1 : 0;
@@ -193,13 +200,15 @@ double spin_case_triples(const MoIntegrals& mo, const Amplitudes& t) {
     const int* os = x.os;
     for (int i = 0; i < s.o[os[0]]; ++i)
       for (int j = os[1] == os[0] ? i + 1 : 0; j < s.o[os[1]]; ++j)
-        for (int k = os[2] == os[1] ? j + 1 : 0; k < s.o[os[2]]; ++k) {
-          if (n++ % ctx.nranks() != ctx.rank()) continue;
-          x.occ[0] = i;
-          x.occ[1] = j;
-          x.occ[2] = k;
-          triples_of(s, x, w, v, buf);
-          e += triple_energy(s, x, w, v) / orderings;
+        for (int k = os[2] == os[1] ? j + 1 : 0; k < s.o[os[2]]; ++k, ++n) {
+          if (deal.mine(n)) {
+            x.occ[0] = i;
+            x.occ[1] = j;
+            x.occ[2] = k;
+            triples_of(s, x, w, v, buf);
+            e += triple_energy(s, x, w, v) / orderings;
+          }
+          deal.done(n);
         }
   }
   return ctx.sum_over_ranks(e);

@@ -1,5 +1,6 @@
-// The driver in-process: a stop signal ends the run at the safe point after
-// the SCF checkpoint, on every rank, with exit code 5 and a results file.
+// The driver in-process: a stop signal ends the run at the next safe point
+// (after the SCF checkpoint, or in the MO transform when the SCF is restored),
+// on every rank, with exit code 5 and a results file.
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
@@ -64,6 +65,45 @@ TEST(Driver, ASignalOnOneRankStopsEveryRankAfterTheScfCheckpoint) {
     EXPECT_NE(message.find("SIGUSR1"), std::string::npos) << message;
     EXPECT_NE(message.find("--restart"), std::string::npos) << message;
     EXPECT_TRUE(j["properties"]["scf_total_energy"].IsDefined());
+  }
+  remove_folder(comm, input);
+}
+
+namespace {
+std::string bytes_of(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+}  // namespace
+
+// A restart reuses the SCF and the converged CCSD amplitudes, so the MO
+// transform is the first stage with work to do: a signal that is already
+// pending stops every rank at its first safe point, after the AO integrals,
+// and leaves the checkpoint as it was.
+TEST(Driver, ASignalDuringTheMoTransformStopsEveryRankThere) {
+  const par::Comm& comm = app_test::world();
+  const std::string input = water_input(comm, "ccsd");
+  app::install_signal_handlers();  // as main() does
+  app::StopRequest stop;
+  stop.clear();
+  app::CliOptions options;
+  options.input = input;
+  ASSERT_EQ(app::run(comm, options, stop), 0);
+  const fs::path dir = fs::path(input).parent_path();
+  const std::string before = comm.root() ? bytes_of(dir / "water.h5") : "";
+  if (comm.rank() == comm.size() - 1) std::raise(SIGUSR1);
+  options.restart = true;
+  EXPECT_EQ(app::run(comm, options, stop), 5);
+  stop.clear();
+  if (comm.root()) {
+    EXPECT_EQ(bytes_of(dir / "water.h5"), before);
+    const YAML::Node j = YAML::LoadFile((dir / "water.json").string());
+    EXPECT_FALSE(j["success"].as<bool>());
+    EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "interrupted");
+    const auto message = j["error"]["error_message"].as<std::string>();
+    EXPECT_NE(message.find("stopped by SIGUSR1 during the MO transform"), std::string::npos) << message;
+    EXPECT_NE(message.find("--restart"), std::string::npos) << message;
+    EXPECT_FALSE(j["properties"]["mp2_total_energy"].IsDefined());
   }
   remove_folder(comm, input);
 }

@@ -213,21 +213,63 @@ TEST(Ccsd, Mp2AmplitudesAndEnergy) {
 }
 
 namespace {
+// n choose 3.
+long triples_of(long n) { return n * (n - 1) * (n - 2) / 6; }
+
+// The progress calls of one (T): increasing, at most about 100, the last at
+// the total, and the same on every rank (they are collective points).
+class ProgressCalls {
+ public:
+  cc::TriplesProgress callback() {
+    return [this](long done, long total) { calls_.emplace_back(done, total); };
+  }
+  void check(const tensor::Context& ctx, long total) const {
+    ASSERT_FALSE(calls_.empty());
+    EXPECT_EQ(calls_.back(), std::make_pair(total, total));
+    EXPECT_LE(calls_.size(), 101u);
+    for (std::size_t k = 1; k < calls_.size(); ++k) EXPECT_GT(calls_[k].first, calls_[k - 1].first);
+    double signature = 0;
+    for (std::size_t k = 0; k < calls_.size(); ++k) signature += double(k + 1) * double(calls_[k].first);
+    EXPECT_EQ(ctx.sum_over_ranks(signature), ctx.nranks() * signature);
+    EXPECT_EQ(ctx.sum_over_ranks(double(calls_.size())), ctx.nranks() * double(calls_.size()));
+  }
+
+ private:
+  std::vector<std::pair<long, long>> calls_;
+};
+
 void check_triples(bool restricted) {
   Fixture f(restricted);
   cc::Amplitudes t(f.ctx, f.d, false);
   random_amplitudes(t);
   const double ref = twin::triples(f.so, twin_amps(t));
   EXPECT_GT(std::abs(ref), 1e-6);
+  const int nocc = std::max(f.d.occ[0], f.d.occ[1]);
   for (int window : {0, 1, 2, 5}) {  // 0: one orbital per rank
-    const double e = cc::triples_correction(f.mo, t, cc::TriplesOptions{window, false});
+    ProgressCalls calls;
+    const double e = cc::triples_correction(f.mo, t, cc::TriplesOptions{window, false, calls.callback()});
     EXPECT_NEAR(e, ref, 1e-12 * std::max(1.0, std::abs(ref))) << "window " << window;
+    const int step = window > 0 ? window : f.ctx.nranks();
+    calls.check(f.ctx, (nocc + step - 1) / step);  // batches of the first occupied index
   }
-  // The per-triple kernels: closed-shell (restricted only) and spin cases (any).
+  // The per-triple kernels: closed-shell (restricted only) and spin cases
+  // (any), dealing out i >= j >= k of the orbitals and i < j < k of the spin
+  // orbitals.
   if (restricted) {
-    EXPECT_NEAR(cc::closed_shell_triples(f.mo, t), ref, 1e-12 * std::max(1.0, std::abs(ref)));
+    ProgressCalls calls;
+    EXPECT_NEAR(cc::closed_shell_triples(f.mo, t, calls.callback()), ref, 1e-12 * std::max(1.0, std::abs(ref)));
+    calls.check(f.ctx, triples_of(f.d.occ[0] + 2));
   }
-  EXPECT_NEAR(cc::spin_case_triples(f.mo, t), ref, 1e-12 * std::max(1.0, std::abs(ref)));
+  ProgressCalls calls;
+  EXPECT_NEAR(cc::spin_case_triples(f.mo, t, calls.callback()), ref, 1e-12 * std::max(1.0, std::abs(ref)));
+  calls.check(f.ctx, triples_of(f.d.occ[0] + f.d.occ[1]));
+  // A caller that stops at a progress point stops every rank there; the
+  // ranks stay in step for what follows.
+  for (const bool per_triple : {true, false}) {
+    cc::TriplesOptions opt{0, per_triple, [](long, long) { throw std::runtime_error("stop"); }};
+    EXPECT_THROW(cc::triples_correction(f.mo, t, opt), std::runtime_error);
+  }
+  EXPECT_NEAR(cc::triples_correction(f.mo, t), ref, 1e-12 * std::max(1.0, std::abs(ref)));
 }
 }  // namespace
 

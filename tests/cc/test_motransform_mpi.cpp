@@ -44,7 +44,11 @@ void check_mp2(const std::string& id, bool with_ccsd = false) {
   EXPECT_NEAR(scf.energy, c.scf, 1e-8);
   tensor::Context ctx(comm);
   const auto space = chem::active_space(scf, c.in.cc.frozen_core.count);
-  const cc::MoIntegrals mo = chem::transform_integrals(ctx, basis, scf, space, log);
+  // The safe points: after the AO integrals and before each block.
+  int safe_points = 0;
+  const cc::MoIntegrals mo = chem::transform_integrals(ctx, basis, scf, space, log, nullptr, {}, [&] { ++safe_points; });
+  EXPECT_GE(safe_points, 1 + 5);  // oooo, ooov, oovv, ovov, ovvv at least
+  EXPECT_EQ(ctx.sum_over_ranks(safe_points), ctx.nranks() * safe_points);
   cc::Amplitudes t(ctx, mo.dims, false);
   cc::mp2_amplitudes(mo, t);
   EXPECT_NEAR(scf.energy + cc::ccsd_energy(mo, t), c.mp2, 1e-8) << id;
@@ -73,6 +77,33 @@ TEST(MoTransform, Mp2WaterRhf) { check_mp2("h2o_ccpvdz_rhf"); }
 TEST(MoTransform, Mp2WaterFrozenCore) { check_mp2("h2o_ccpvdz_rhf_fc1"); }
 TEST(MoTransform, Mp2MethyleneUhf) { check_mp2("ch2_triplet_ccpvdz_uhf"); }
 TEST(MoTransform, Mp2HydroxylCartesianUhf) { check_mp2("oh_631gs_uhf"); }
+
+// A caller that stops at a safe point (by throwing, as the program does on a
+// stop signal) stops every rank there, at the first one and at the last;
+// the ranks stay in step, and a transform after it is the same as ever.
+TEST(MoTransform, AStopAtASafePointEndsItOnEveryRank) {
+  const Case c = load_case("h2o_sto3g_rhf");
+  par::Comm& comm = test::world();
+  const par::Log log(false, false);
+  const chem::Basis basis = chem::load_basis(c.in);
+  const chem::ScfResult scf = chem::run_scf(comm, c.in, basis, log);
+  tensor::Context ctx(comm);
+  const auto space = chem::active_space(scf, 0);
+  int count = 0;
+  chem::transform_integrals(ctx, basis, scf, space, log, nullptr, {}, [&] { ++count; });
+  for (const int stop_at : {1, count}) {
+    int seen = 0;
+    const auto stop = [&] {
+      if (++seen == stop_at) throw std::runtime_error("stop");
+    };
+    EXPECT_THROW(chem::transform_integrals(ctx, basis, scf, space, log, nullptr, {}, stop), std::runtime_error);
+    EXPECT_EQ(seen, stop_at);
+  }
+  const cc::MoIntegrals mo = chem::transform_integrals(ctx, basis, scf, space, log);
+  cc::Amplitudes t(ctx, mo.dims, false);
+  cc::mp2_amplitudes(mo, t);
+  EXPECT_NEAR(scf.energy + cc::ccsd_energy(mo, t), c.mp2, 1e-8);
+}
 
 TEST(Ccsd, WaterMinimalBasis) { check_mp2("h2o_sto3g_rhf", true); }
 TEST(Ccsd, LithiumUhf) { check_mp2("li_ccpvdz_uhf", true); }
