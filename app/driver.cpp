@@ -1,5 +1,8 @@
 #include "app/driver.hpp"
 
+#include <sys/resource.h>
+
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -64,11 +67,21 @@ void print_energies(const RunContext& ctx, const chem::ScfResult& scf) {
   ctx.log.print("SCF total energy          %20.12f   (%d iterations)\n", scf.energy, scf.iterations);
 }
 
+// The largest peak resident set size of the ranks so far, in MB (collective).
+double peak_resident_mb(const par::Comm& comm) {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);  // ru_maxrss: kilobytes on Linux
+  return static_cast<double>(comm.allreduce_max(static_cast<std::int64_t>(usage.ru_maxrss))) / 1024.0;
+}
+
 void print_footer(RunContext& ctx, double total_seconds) {
   ctx.results.set_timing("total", total_seconds);
   ctx.log.print("\ntimings (seconds, wall):\n");
   for (const char* name : {"scf", "checkpoint", "motransform", "cc", "cc_checkpoint", "triples", "total"})
     if (const auto t = ctx.results.timing(name)) ctx.log.print("  %-12s %10.3f\n", name, *t);
+  const double mb = peak_resident_mb(ctx.comm);
+  ctx.results.set_extra("peak_memory_mb", std::round(mb * 10.0) / 10.0);
+  ctx.log.print("peak memory: %.0f MB resident, on the largest of %d rank(s)\n", mb, ctx.comm.size());
   if (ctx.comm.stats().totals().empty())
     ctx.log.print("\noperations on rank 0: none recorded\n");
   else

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "app/driver.hpp"
 #include "tests/app/world.hpp"
@@ -105,6 +106,49 @@ TEST(Driver, ASignalDuringTheMoTransformStopsEveryRankThere) {
     EXPECT_NE(message.find("--restart"), std::string::npos) << message;
     EXPECT_FALSE(j["properties"]["mp2_total_energy"].IsDefined());
   }
+  remove_folder(comm, input);
+}
+
+namespace {
+// This process's peak resident set size in kB (VmHWM of /proc/self/status).
+double peak_kb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6));
+  return -1;
+}
+}  // namespace
+
+// The peak memory in the results file is the largest rank's, in MB: at least
+// this rank's peak before the run, at most the largest peak after it (the
+// water case is small, so the test first raises one rank's peak by 64 MB).
+TEST(Driver, ThePeakMemoryIsTheLargestRanksInMegabytes) {
+  const par::Comm& comm = app_test::world();
+  const std::string input = water_input(comm, "mp2");
+  app::StopRequest stop;
+  stop.clear();
+  app::CliOptions options;
+  options.input = input;
+  if (comm.rank() == comm.size() - 1) {
+    std::vector<char> touched(64 << 20, 1);
+    EXPECT_EQ(touched[touched.size() / 2], 1);
+  }
+  const double before = peak_kb();
+  ASSERT_GT(before, 0);
+  ASSERT_EQ(app::run(comm, options, stop), 0);
+  const double after = comm.allreduce_max(peak_kb());
+  double reported = 0;
+  if (comm.root()) {
+    const YAML::Node j = YAML::LoadFile((fs::path(input).parent_path() / "water.json").string());
+    reported = j["extras"]["peak_memory_mb"].as<double>();
+  }
+  comm.bcast(&reported, sizeof reported, 0);
+  // 1 MB: the kernel syncs each thread's resident-page count lazily (up to
+  // 64 pages), so getrusage and /proc may differ by a few hundred kB; a unit
+  // or rank mistake is off by far more.
+  EXPECT_GE(reported, before / 1024.0 - 1.0);
+  EXPECT_LE(reported, after / 1024.0 + 1.0);
   remove_folder(comm, input);
 }
 
