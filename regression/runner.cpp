@@ -25,7 +25,7 @@ namespace {
 struct Options {
   std::string cyclocc;
   std::string mpiexec = "mpirun";
-  std::string references;
+  std::vector<std::string> references;  // empty: regression/references.yaml
   std::set<std::string> ids;         // empty: all
   std::set<std::string> quantities;  // empty: all
   std::set<std::string> also;        // compared too in the cases that run anyway
@@ -46,10 +46,10 @@ struct Row {
 };
 
 const char* kUsage =
-    "usage: cyclocc_regression --cyclocc PATH [--mpiexec PATH] [--references FILE]\n"
+    "usage: cyclocc_regression --cyclocc PATH [--mpiexec PATH] [--references FILE]...\n"
     "                          [--id ID]... [--quantity NAME]... [--with NAME]... [--ranks N]...\n"
     "                          [--workdir DIR] [--keep] [--agree TOL]\n"
-    "Runs each case of the references file at each of its rank counts (or the --ranks given)\n"
+    "Runs each case of the references files at each of its rank counts (or the --ranks given)\n"
     "and compares the listed properties of its results file with the reference values.\n"
     "--id and --quantity restrict the cases and the properties (repeatable); a case that lists\n"
     "none of the chosen properties is not run; --with NAME compares NAME as well in the cases that\n"
@@ -63,7 +63,6 @@ const char* kUsage =
 
 Options parse_options(int argc, char** argv) {
   Options o;
-  o.references = std::string(CYCLOCC_SOURCE_DIR) + "/regression/references.yaml";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -72,7 +71,7 @@ Options parse_options(int argc, char** argv) {
     };
     if (a == "--cyclocc") o.cyclocc = value();
     else if (a == "--mpiexec") o.mpiexec = value();
-    else if (a == "--references") o.references = value();
+    else if (a == "--references") o.references.push_back(value());
     else if (a == "--id") o.ids.insert(value());
     else if (a == "--quantity") o.quantities.insert(value());
     else if (a == "--with") o.also.insert(value());
@@ -98,6 +97,7 @@ Options parse_options(int argc, char** argv) {
     }
   }
   if (o.cyclocc.empty()) usage_error("--cyclocc is required");
+  if (o.references.empty()) o.references.push_back(std::string(CYCLOCC_SOURCE_DIR) + "/regression/references.yaml");
   // The runs happen in their own folders.
   o.cyclocc = fs::absolute(o.cyclocc).string();
   if (o.mpiexec.find('/') != std::string::npos) o.mpiexec = fs::absolute(o.mpiexec).string();
@@ -160,7 +160,11 @@ std::vector<Row> compare(const YAML::Node& run, const std::vector<std::string>& 
     } else {
       row.computed = results["properties"][q].as<double>();
       row.pass = std::fabs(*row.computed - row.reference) <= tolerance;
-      if (!row.pass) row.note = "tolerance " + std::to_string(tolerance);
+      if (!row.pass) {
+        char text[32];
+        std::snprintf(text, sizeof text, "tolerance %.1e", tolerance);
+        row.note = text;
+      }
     }
     rows.push_back(row);
   }
@@ -203,66 +207,78 @@ std::vector<Row> agreement(const std::vector<Row>& rows, double tol) {
 
 }  // namespace
 
+struct Tally {
+  int passed = 0, failed = 0;
+  void add(const Row& row) {
+    print_row(row);
+    (row.pass ? passed : failed) += 1;
+  }
+};
+
+// One run of a references file (input paths relative to `base`) at each of
+// its rank counts; nothing if it lists none of the chosen quantities.
+void run_one(const Options& o, const YAML::Node& run, const fs::path& base, const fs::path& work, Tally& tally) {
+  const std::string id = run["id"].as<std::string>();
+  std::vector<std::string> quantities, extra;
+  for (const auto& q : run["quantities"]) {
+    const auto name = q.first.as<std::string>();
+    if (o.quantities.empty() || o.quantities.count(name)) quantities.push_back(name);
+    else if (o.also.count(name)) extra.push_back(name);
+  }
+  if (quantities.empty()) return;
+  quantities.insert(quantities.end(), extra.begin(), extra.end());
+  std::vector<int> rank_counts = o.ranks;
+  if (rank_counts.empty())
+    for (const auto& n : run["ranks"]) rank_counts.push_back(n.as<int>());
+  std::vector<Row> all;
+  for (int ranks : rank_counts) {
+    const fs::path dir = work / (id + "_np" + std::to_string(ranks));
+    const int code = run_case(o, fs::absolute(base / run["input"].as<std::string>()), ranks, dir);
+    for (const auto& row : compare(run, quantities, ranks, code, dir)) {
+      tally.add(row);
+      all.push_back(row);
+    }
+  }
+  if (o.agree > 0 && !all.empty())
+    for (const auto& row : agreement(all, o.agree)) tally.add(row);
+}
+
 int main(int argc, char** argv) {
   const Options o = parse_options(argc, argv);
-  YAML::Node refs;
-  try {
-    refs = YAML::LoadFile(o.references);
-  } catch (const std::exception& e) {
-    std::cerr << "cyclocc_regression: cannot read " << o.references << ": " << e.what() << "\n";
-    return 2;
+  std::vector<YAML::Node> files;
+  for (const std::string& path : o.references) {
+    try {
+      files.push_back(YAML::LoadFile(path));
+    } catch (const std::exception& e) {
+      std::cerr << "cyclocc_regression: cannot read " << path << ": " << e.what() << "\n";
+      return 2;
+    }
   }
-  const fs::path base = fs::path(o.references).parent_path();
   fs::path work = o.workdir.empty() ? fs::temp_directory_path() / ("cyclocc_regression_" + std::to_string(::getpid()))
                                     : fs::path(o.workdir);
   fs::create_directories(work);
 
   std::set<std::string> seen_ids;
-  int passed = 0, failed = 0;
+  Tally tally;
   std::printf("%-28s %5s  %-30s %18s %18s %10s  %s\n", "case", "ranks", "quantity", "computed", "reference",
               "difference", "status");
-  for (const auto& run : refs["runs"]) {
-    const std::string id = run["id"].as<std::string>();
-    seen_ids.insert(id);
-    if (!o.ids.empty() && !o.ids.count(id)) continue;
-    std::vector<std::string> quantities, extra;
-    for (const auto& q : run["quantities"]) {
-      const auto name = q.first.as<std::string>();
-      if (o.quantities.empty() || o.quantities.count(name)) quantities.push_back(name);
-      else if (o.also.count(name)) extra.push_back(name);
+  for (std::size_t f = 0; f < files.size(); ++f)
+    for (const auto& run : files[f]["runs"]) {
+      const std::string id = run["id"].as<std::string>();
+      seen_ids.insert(id);
+      if (o.ids.empty() || o.ids.count(id)) run_one(o, run, fs::path(o.references[f]).parent_path(), work, tally);
     }
-    if (quantities.empty()) continue;
-    quantities.insert(quantities.end(), extra.begin(), extra.end());
-    std::vector<int> rank_counts = o.ranks;
-    if (rank_counts.empty())
-      for (const auto& n : run["ranks"]) rank_counts.push_back(n.as<int>());
-    std::vector<Row> all;
-    for (int ranks : rank_counts) {
-      const fs::path dir = work / (id + "_np" + std::to_string(ranks));
-      const int code = run_case(o, fs::absolute(base / run["input"].as<std::string>()), ranks, dir);
-      for (const auto& row : compare(run, quantities, ranks, code, dir)) {
-        print_row(row);
-        (row.pass ? passed : failed) += 1;
-        all.push_back(row);
-      }
-    }
-    if (o.agree > 0 && !all.empty())
-      for (const auto& row : agreement(all, o.agree)) {
-        print_row(row);
-        (row.pass ? passed : failed) += 1;
-      }
-  }
   for (const auto& id : o.ids)
     if (!seen_ids.count(id)) {
-      std::printf("%-28s  no such case in %s  FAIL\n", id.c_str(), o.references.c_str());
-      ++failed;
+      std::printf("%-28s  no such case in the references files  FAIL\n", id.c_str());
+      ++tally.failed;
     }
-  if (passed + failed == 0) {
+  if (tally.passed + tally.failed == 0) {
     std::printf("no comparison selected  FAIL\n");
-    failed = 1;
+    tally.failed = 1;
   }
-  if (failed == 0 && !o.keep) fs::remove_all(work);
+  if (tally.failed == 0 && !o.keep) fs::remove_all(work);
   else std::printf("run folders kept in %s\n", work.c_str());
-  std::printf("%d passed, %d failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+  std::printf("%d passed, %d failed\n", tally.passed, tally.failed);
+  return tally.failed == 0 ? 0 : 1;
 }
