@@ -144,6 +144,7 @@ void stage_correlated(RunContext& ctx, const input::Input& in, const chem::Basis
   const double e_mp2 = run_mp2(ctx, mo, scf, t);
   if (method == "mp2") {
     ctx.results.set_return_energy(scf.energy + e_mp2);
+    ctx.results.set_timing("cc_iterations", std::vector<double>{});  // MP2 does not iterate
     ctx.results.set_timing("cc", cc_clock.seconds());
     return;
   }

@@ -11,6 +11,8 @@ namespace cyclocc::app {
 
 void RunContext::stop_point(const std::string& what) {
   if (!stop.requested(comm)) return;
+  log.print("%s received after writing %s (%s); stopping\n", stop.signal_name().c_str(), what.c_str(),
+            checkpoint_path.c_str());
   throw Interrupted("stopped by " + stop.signal_name() + " after writing " + what + " (" +
                     checkpoint_path + "); run again with --restart to continue");
 }

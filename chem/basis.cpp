@@ -79,6 +79,25 @@ std::string basis_file_stem(const std::string& name) {
   return out;
 }
 
+namespace {
+
+// A stem the index lacks that ends in the "(d)" or "(d,p)" spelling, written
+// as "*" or "**" ("6-31+G(d)" -> 6-31pgs): Psi4 ships 6-31G(d) and 6-31G(d,p)
+// files only for some of the sets it also ships as * and **, with the same
+// functions.
+std::string library_stem(const BasisIndex& index, const std::string& stem) {
+  if (index.pure.count(stem)) return stem;
+  for (const auto& [parens, stars] : {std::pair<std::string, std::string>{"_d_p_", "ss"}, {"_d_", "s"}}) {
+    if (stem.size() > parens.size() && stem.compare(stem.size() - parens.size(), parens.size(), parens) == 0) {
+      const std::string other = stem.substr(0, stem.size() - parens.size()) + stars;
+      return index.pure.count(other) ? other : stem;
+    }
+  }
+  return stem;
+}
+
+}  // namespace
+
 BasisIndex read_basis_index(const std::string& dir) {
   const std::string path = dir + "/index.yaml";
   BasisIndex index;
@@ -144,7 +163,7 @@ Basis load_basis(const input::Input& in) {
   }
   const std::string dir = basis_library_dir();
   const BasisIndex index = read_basis_index(dir);
-  const std::string stem = basis_file_stem(in.basis);
+  const std::string stem = library_stem(index, basis_file_stem(in.basis));
   const auto conv = index.pure.find(stem);
   if (conv == index.pure.end())
     throw InputError(where + "'" + in.basis + "' is not in the basis library " + dir +

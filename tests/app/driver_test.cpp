@@ -53,11 +53,18 @@ TEST(Driver, ASignalOnOneRankStopsEveryRankAfterTheScfCheckpoint) {
   if (comm.rank() == comm.size() - 1) std::raise(SIGUSR1);
   app::CliOptions options;
   options.input = input;
+  testing::internal::CaptureStdout();
   const int code = app::run(comm, options, stop);
+  const std::string log = testing::internal::GetCapturedStdout();
   EXPECT_EQ(code, 5);
   stop.clear();
   if (comm.root()) {
     const fs::path dir = fs::path(input).parent_path();
+    // The log says why the run ended, as the CC stops do.
+    EXPECT_NE(log.find("SIGUSR1 received after writing the SCF checkpoint (" + (dir / "water.h5").string() +
+                       "); stopping"),
+              std::string::npos)
+        << log;
     EXPECT_TRUE(fs::exists(dir / "water.h5"));
     const YAML::Node j = YAML::LoadFile((dir / "water.json").string());
     EXPECT_FALSE(j["success"].as<bool>());
@@ -120,7 +127,8 @@ double peak_kb() {
 }
 }  // namespace
 
-// The peak memory in the results file is the largest rank's, in MB: at least
+// The peak memory in the results file is the largest rank's, in MB (and an
+// MP2 run's timings are as documented): at least
 // this rank's peak before the run, at most the largest peak after it (the
 // water case is small, so the test first raises one rank's peak by 64 MB).
 TEST(Driver, ThePeakMemoryIsTheLargestRanksInMegabytes) {
@@ -142,6 +150,11 @@ TEST(Driver, ThePeakMemoryIsTheLargestRanksInMegabytes) {
   if (comm.root()) {
     const YAML::Node j = YAML::LoadFile((fs::path(input).parent_path() / "water.json").string());
     reported = j["extras"]["peak_memory_mb"].as<double>();
+    // MP2 does not iterate and writes no amplitudes (docs/results.md).
+    const YAML::Node timings = j["extras"]["timings"];
+    EXPECT_TRUE(timings["cc_iterations"].IsSequence());
+    EXPECT_EQ(timings["cc_iterations"].size(), 0u);
+    EXPECT_FALSE(timings["cc_checkpoint"].IsDefined());
   }
   comm.bcast(&reported, sizeof reported, 0);
   // 1 MB: the kernel syncs each thread's resident-page count lazily (up to

@@ -104,6 +104,23 @@ TEST(BasisNames, SpellingsOfOneSetGiveTheSameShells) {
   }
 }
 
+// Psi4 has no 6-31+G(d) or 6-31++G(d,p) files: those spellings load the
+// * and ** files, which hold the same functions (checked for the sets that
+// have both files above).
+TEST(BasisNames, DiffuseSetsInTheParenthesisSpelling) {
+  for (const auto& [parens, stars] : {std::pair<std::string, std::string>{"6-31+G(d)", "6-31+G*"},
+                                      {"6-31++g(d,p)", "6-31++G**"},
+                                      {"6-311+G(d,p)", "6-311+G**"}}) {
+    SCOPED_TRACE(parens);
+    const Basis a = load_basis(make_input(parens, water()));
+    const Basis b = load_basis(make_input(stars, water()));
+    EXPECT_EQ(a.file, b.file);
+    EXPECT_EQ(a.nbf, b.nbf);
+    EXPECT_EQ(a.name, parens);
+  }
+  EXPECT_NE(error_of(make_input("6-31+G(2d)", water())).find("is not in the basis library"), std::string::npos);
+}
+
 TEST(Puream, DefaultIsTheFileConventionAndTheInputOverrides) {
   EXPECT_EQ(nbf("6-31g*"), 19);           // cartesian by default
   EXPECT_EQ(nbf("6-31g*", true), 18);     // 5 spherical d
