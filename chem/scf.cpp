@@ -1,5 +1,6 @@
 #include "chem/scf.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -311,6 +312,15 @@ ScfResult run_scf(const par::Comm& comm, const input::Input& in, const Basis& ba
     log.print("SCF did not converge in %d iterations: last E = %.12f hartree\n", res.iterations,
               res.energy);
   if (su.uhf) log.print("SCF <S^2> = %.10f\n", res.s2);
+  // The orbitals returned fill the lowest levels of the last Fock matrix. A
+  // stationary density that fills a higher one (H2 stretched to 15 A in
+  // STO-3G: the ionic H- H+, whose Fock matrix puts the electrons on the
+  // other atom) passes the convergence test, but these orbitals differ from it.
+  const double flip = res.history.back().rms_density;
+  if (res.converged && flip > std::max(1e-4, 100 * in.scf.convergence))
+    log.print("warning: SCF: the converged density does not fill the lowest orbitals of its own Fock matrix "
+              "(RMS change %.1e): this is not the lowest SCF state, and the orbitals passed on are another\n",
+              flip);
   return res;
 }
 

@@ -234,3 +234,25 @@ TEST(FockBalance, EveryQuartetOnceAndWorkWithinTenPercentOfEven) {
 
 }  // namespace
 }  // namespace cyclocc::chem
+
+namespace cyclocc::chem {
+
+// H2 stretched to 15 A in STO-3G: from the SAD guess the SCF lands on the
+// ionic H- H+, a stationary density whose own Fock matrix puts the electrons
+// on the other atom. It passes the convergence test (as in Psi4 1.3.2), so
+// the log warns; at the equilibrium distance it does not.
+TEST(ScfWarnings, AStationaryDensityThatIsNotAufbauIsReported) {
+  for (const double r : {15.0 / 0.52917721067, 1.4}) {
+    const auto in = chem_test::make_input("sto-3g", {{"H", 0, 0, 0}, {"H", 0, 0, r}});
+    const par::Log log(world().root(), false);
+    testing::internal::CaptureStdout();
+    const ScfResult res = run_scf(world(), in, load_basis(in), log);
+    const std::string out = testing::internal::GetCapturedStdout();
+    ASSERT_TRUE(res.converged);
+    const bool warned = out.find("warning: SCF: the converged density does not fill the lowest orbitals") !=
+                        std::string::npos;
+    EXPECT_EQ(warned, world().root() && r > 10) << "r = " << r << " bohr\n" << out;
+  }
+}
+
+}  // namespace cyclocc::chem
