@@ -37,6 +37,17 @@ std::string water_input(const par::Comm& comm, const std::string& method) {
   return path;
 }
 
+// The error message of a stopped run's results file (water.json in `dir`),
+// after checking what every stopped run writes there.
+std::string interrupted_message(const fs::path& dir) {
+  const YAML::Node j = YAML::LoadFile((dir / "water.json").string());
+  EXPECT_FALSE(j["success"].as<bool>());
+  EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "interrupted");
+  const auto message = j["error"]["error_message"].as<std::string>();
+  EXPECT_NE(message.find("--restart"), std::string::npos) << message;
+  return message;
+}
+
 void remove_folder(const par::Comm& comm, const std::string& input) {
   comm.barrier();
   if (comm.root()) fs::remove_all(fs::path(input).parent_path());
@@ -66,13 +77,9 @@ TEST(Driver, ASignalOnOneRankStopsEveryRankAfterTheScfCheckpoint) {
               std::string::npos)
         << log;
     EXPECT_TRUE(fs::exists(dir / "water.h5"));
-    const YAML::Node j = YAML::LoadFile((dir / "water.json").string());
-    EXPECT_FALSE(j["success"].as<bool>());
-    EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "interrupted");
-    const auto message = j["error"]["error_message"].as<std::string>();
+    const auto message = interrupted_message(dir);
     EXPECT_NE(message.find("SIGUSR1"), std::string::npos) << message;
-    EXPECT_NE(message.find("--restart"), std::string::npos) << message;
-    EXPECT_TRUE(j["properties"]["scf_total_energy"].IsDefined());
+    EXPECT_TRUE(YAML::LoadFile((dir / "water.json").string())["properties"]["scf_total_energy"].IsDefined());
   }
   remove_folder(comm, input);
 }
@@ -105,13 +112,9 @@ TEST(Driver, ASignalDuringTheMoTransformStopsEveryRankThere) {
   stop.clear();
   if (comm.root()) {
     EXPECT_EQ(bytes_of(dir / "water.h5"), before);
-    const YAML::Node j = YAML::LoadFile((dir / "water.json").string());
-    EXPECT_FALSE(j["success"].as<bool>());
-    EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "interrupted");
-    const auto message = j["error"]["error_message"].as<std::string>();
+    const auto message = interrupted_message(dir);
     EXPECT_NE(message.find("stopped by SIGUSR1 during the MO transform"), std::string::npos) << message;
-    EXPECT_NE(message.find("--restart"), std::string::npos) << message;
-    EXPECT_FALSE(j["properties"]["mp2_total_energy"].IsDefined());
+    EXPECT_FALSE(YAML::LoadFile((dir / "water.json").string())["properties"]["mp2_total_energy"].IsDefined());
   }
   remove_folder(comm, input);
 }
