@@ -1,8 +1,8 @@
 // Stopping on a signal (DESIGN.md §8 Signals).
 //
 // SIGTERM, SIGINT and SIGUSR1 only set a flag; the stages look at it at their
-// safe points (after a checkpoint write, once per CC iteration, and inside
-// the MO transform and (T), which write nothing) through a
+// safe points (after a checkpoint write, once per SCF and CC iteration, and
+// inside the MO transform and (T), which write nothing) through a
 // StopRequest, whose requested() is collective so that every rank agrees to
 // stop at the same point. mpirun turns SIGTERM/SIGINT into SIGTERM to the
 // ranks (then SIGKILL a few seconds later) and forwards SIGUSR1 untouched, so

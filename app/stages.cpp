@@ -46,8 +46,10 @@ void check_orbital_counts(const std::string& path, const input::Input& in, const
 }
 
 // The SCF of a matching checkpoint, or nothing (with a warning) if there is
-// no checkpoint to restart from. A checkpoint that is present but damaged or
-// belongs to another calculation is an error; the file is only read.
+// no checkpoint to restart from. It is either converged (reused as it is) or
+// the orbitals of an SCF that a stop signal ended (the SCF goes on from them).
+// A checkpoint that is present but damaged or belongs to another calculation
+// is an error; the file is only read.
 std::optional<chem::ScfResult> restart_scf(RunContext& ctx, const input::Input& in,
                                            const chem::Basis& basis) {
   const std::string& path = ctx.checkpoint_path;
@@ -60,14 +62,13 @@ std::optional<chem::ScfResult> restart_scf(RunContext& ctx, const input::Input& 
   if (!mismatch.empty())
     throw chem::CheckpointError("checkpoint " + path + " does not match the input: " + mismatch);
   chem::ScfResult scf = reader.read_scf();
-  if (!scf.converged) {
-    ctx.log.print("warning: --restart: checkpoint %s holds no converged SCF, starting from the beginning\n",
-                  path.c_str());
-    return std::nullopt;
-  }
   check_orbital_counts(path, in, basis, scf);
-  ctx.log.print("SCF: reusing the orbitals of checkpoint %s (%d iterations)\n", path.c_str(),
-                scf.iterations);
+  if (scf.converged)
+    ctx.log.print("SCF: reusing the orbitals of checkpoint %s (%d iterations)\n", path.c_str(), scf.iterations);
+  else
+    ctx.log.print("SCF: going on from the orbitals of checkpoint %s, where a stop signal ended the SCF after "
+                  "iteration %d\n",
+                  path.c_str(), scf.iterations);
   return scf;
 }
 
@@ -82,23 +83,50 @@ void write_scf_checkpoint(RunContext& ctx, const input::Input& in, const chem::B
   writer.write_scf(scf);
   writer.commit();
   ctx.results.set_timing("checkpoint", clock.seconds());
-  ctx.log.print("checkpoint: SCF orbitals written to %s\n", ctx.checkpoint_path.c_str());
+  ctx.log.print("checkpoint: %sSCF orbitals written to %s\n", scf.converged ? "" : "unconverged ",
+                ctx.checkpoint_path.c_str());
+}
+
+// A stop signal ended the SCF iterations: their orbitals go to the
+// checkpoint, so that --restart goes on from them. Without --restart an
+// existing checkpoint is left as it is (only a converged SCF replaces it).
+[[noreturn]] void stop_in_scf(RunContext& ctx, const input::Input& in, const chem::Basis& basis,
+                              const chem::ScfResult& scf) {
+  const std::string& path = ctx.checkpoint_path;
+  const std::string signal = ctx.stop.signal_name();
+  const std::string where = "during the SCF, after iteration " + std::to_string(scf.iterations);
+  if (ctx.restart || !chem::checkpoint_exists(ctx.comm, path)) {
+    write_scf_checkpoint(ctx, in, basis, scf);
+    ctx.log.print("%s received %s: stopping; the checkpoint %s holds its orbitals\n", signal.c_str(),
+                  where.c_str(), path.c_str());
+    throw Interrupted("stopped by " + signal + " " + where + " (checkpoint " + path +
+                      "); run again with --restart to continue");
+  }
+  ctx.log.print("%s received %s: stopping; the existing checkpoint %s is left as it was (without --restart "
+                "only a converged SCF replaces it)\n",
+                signal.c_str(), where.c_str(), path.c_str());
+  throw Interrupted("stopped by " + signal + " " + where + "; the existing checkpoint " + path +
+                    " was left as it was");
 }
 
 }  // namespace
 
 chem::ScfResult stage_scf(RunContext& ctx, const input::Input& in, const chem::Basis& basis) {
   Stopwatch clock;
-  std::optional<chem::ScfResult> restored;
-  if (ctx.restart) restored = restart_scf(ctx, in, basis);
-  const bool from_checkpoint = restored.has_value();
-  chem::ScfResult scf = from_checkpoint ? std::move(*restored) : chem::run_scf(ctx.comm, in, basis, ctx.log);
+  std::optional<chem::ScfResult> stored;
+  if (ctx.restart) stored = restart_scf(ctx, in, basis);
+  const bool from_checkpoint = stored && stored->converged;
+  chem::ScfStart start;
+  if (stored && !stored->converged) start.resume = &*stored;
+  start.stop_requested = [&ctx] { return ctx.stop.requested(ctx.comm); };
+  chem::ScfResult scf = from_checkpoint ? *stored : chem::run_scf(ctx.comm, in, basis, ctx.log, start);
+  ctx.results.set_extra("scf_from_checkpoint", from_checkpoint);
+  ctx.results.set_property("scf_iterations", scf.iterations);
+  if (scf.stopped) stop_in_scf(ctx, in, basis, scf);
 
   ctx.results.set_property("nuclear_repulsion_energy", scf.nuclear_repulsion);
   ctx.results.set_property("scf_total_energy", scf.energy);
-  ctx.results.set_property("scf_iterations", scf.iterations);
   ctx.results.set_timing("scf", clock.seconds());
-  ctx.results.set_extra("scf_from_checkpoint", from_checkpoint);
   if (in.cc.method == "none") ctx.results.set_return_energy(scf.energy);
   if (!scf.converged) {
     char energy[32];

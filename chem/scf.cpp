@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #include "chem/diis.hpp"
 #include "chem/fock.hpp"
@@ -190,10 +192,23 @@ std::vector<Eigen::MatrixXd> guess(const par::Comm& comm, const input::Input& in
   return densities(su, step.orbitals);
 }
 
-void log_header(const par::Log& log, const Setup& su, const input::Input& in, const Basis& basis) {
+// The spin densities of a stopped SCF's orbitals (identical on every rank:
+// every rank read the same checkpoint).
+std::vector<Eigen::MatrixXd> resumed_densities(const Setup& su, const ScfResult& from) {
+  const auto fits = [&](const Eigen::MatrixXd& C) { return C.rows() == su.nbf && C.cols() == su.nmo; };
+  if (!fits(from.C_alpha) || (su.uhf && !fits(from.C_beta)))
+    throw std::invalid_argument("the stopped SCF's orbitals do not fit the basis (" +
+                                std::to_string(from.C_alpha.cols()) + " orbitals, " + std::to_string(su.nmo) +
+                                " expected)");
+  std::vector<Orbitals> orb{{from.C_alpha, from.eps_alpha}};
+  if (su.uhf) orb.push_back({from.C_beta, from.eps_beta});
+  return densities(su, orb);
+}
+
+void log_header(const par::Log& log, const Setup& su, const std::string& guess, const Basis& basis) {
   log.print("SCF: %s, %d basis functions (%s, %s), %d alpha and %d beta electrons, guess %s\n",
             su.uhf ? "UHF" : "RHF", su.nbf, basis.name.c_str(), basis.pure ? "spherical" : "cartesian",
-            su.n_alpha, su.n_beta, in.scf.guess.c_str());
+            su.n_alpha, su.n_beta, guess.c_str());
   if (su.nmo < su.nbf)
     log.print("SCF: %d linearly dependent combinations removed\n", su.nbf - su.nmo);
   log.print("%5s %22s %12s %12s %12s%s %8s\n", "iter", "energy", "dE", "rms(dD)", "rms(grad)",
@@ -259,6 +274,18 @@ ScfResult make_result(const Setup& su, const Step& last) {
   return res;
 }
 
+// A resumed SCF whose stopped run already took scf.max_iterations: not
+// converged, with the stored orbitals and energy.
+ScfResult used_up(const par::Log& log, const ScfResult& stored, int max_iterations) {
+  log.print("SCF did not converge in %d iterations (the stopped run took them all; scf.max_iterations %d): "
+            "last E = %.12f hartree\n",
+            stored.iterations, max_iterations, stored.energy);
+  ScfResult res = stored;
+  res.converged = false;
+  res.stopped = false;
+  return res;
+}
+
 }  // namespace
 
 double uhf_s2(const Eigen::MatrixXd& C_alpha, const Eigen::MatrixXd& C_beta, const Eigen::MatrixXd& S,
@@ -269,24 +296,27 @@ double uhf_s2(const Eigen::MatrixXd& C_alpha, const Eigen::MatrixXd& C_beta, con
 }
 
 ScfResult run_scf(const par::Comm& comm, const input::Input& in, const Basis& basis,
-                  const par::Log& log) {
-  const auto start = Clock::now();
+                  const par::Log& log, const ScfStart& start) {
+  const auto start_time = Clock::now();
   const Setup su = make_setup(in, basis);
-  log_header(log, su, in, basis);
+  const int done = start.resume ? start.resume->iterations : 0;  // by the stopped SCF
+  log_header(log, su, start.resume ? "the orbitals of iteration " + std::to_string(done) : in.scf.guess, basis);
   FockBuilder fb(basis, comm.rank(), comm.size());
   Diis diis(in.scf.diis);
   Polish polish(in.scf.convergence, in.cc.method != "none");
-  std::vector<Eigen::MatrixXd> D = guess(comm, in, basis, su);
+  std::vector<Eigen::MatrixXd> D = start.resume ? resumed_densities(su, *start.resume) : guess(comm, in, basis, su);
   std::vector<ScfIteration> history;
   Step step;
+  bool stopped = false;
   double fock_seconds = 0, fock_cpu_seconds = 0;
-  for (int it = 1; it <= in.scf.max_iterations; ++it) {
+  for (int it = done + 1; it <= in.scf.max_iterations; ++it) {
     const auto t0 = Clock::now();
     const std::vector<Eigen::MatrixXd> F = fock_matrices(comm, su, fb, D);
     fock_seconds += fb.last_seconds();
     fock_cpu_seconds += fb.last_cpu_seconds();
     const double e_prev = history.empty() ? 0.0 : history.back().energy;
-    if (comm.root()) step = decide(su, in.scf, it, e_prev, D, F, diis, polish);
+    // A resumed SCF has no previous energy or DIIS history: it counts as a fresh start.
+    if (comm.root()) step = decide(su, in.scf, it - done, e_prev, D, F, diis, polish);
     broadcast(comm, su, step);
     std::vector<Eigen::MatrixXd> D_new = densities(su, step.orbitals);
     std::vector<Eigen::MatrixXd> change;
@@ -296,16 +326,25 @@ ScfResult run_scf(const par::Comm& comm, const input::Input& in, const Basis& ba
     log_iteration(log, su.uhf, it, rec);
     D = std::move(D_new);
     if (step.converged) break;
+    if (it < in.scf.max_iterations && start.stop_requested && start.stop_requested()) {
+      stopped = true;
+      break;
+    }
   }
+  if (history.empty()) return used_up(log, *start.resume, in.scf.max_iterations);
   ScfResult res = make_result(su, step);
   res.converged = step.converged;
-  res.iterations = static_cast<int>(history.size());
+  res.stopped = stopped;
+  res.iterations = done + static_cast<int>(history.size());
   res.history = std::move(history);
   res.fock_seconds = fock_seconds;
   res.fock_cpu_seconds = fock_cpu_seconds;
   log_balance(comm, log, fb, res);
-  res.seconds = seconds_since(start);
-  if (res.converged)
+  res.seconds = seconds_since(start_time);
+  if (res.stopped)
+    log.print("SCF stopped after iteration %d, before converging: last E = %.12f hartree\n", res.iterations,
+              res.energy);
+  else if (res.converged)
     log.print("SCF converged in %d iterations: E(%s) = %.12f hartree\n", res.iterations,
               su.uhf ? "UHF" : "RHF", res.energy);
   else

@@ -11,6 +11,7 @@
 
 #include <Eigen/Dense>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,8 @@ struct ScfIteration {
 struct ScfResult {
   std::string reference;             // "rhf" or "uhf"
   bool converged = false;
-  int iterations = 0;
+  bool stopped = false;              // ended by ScfStart::stop_requested, before converging
+  int iterations = 0;                // those of a resumed SCF included
   double energy = 0;                 // total SCF energy (hartree)
   double nuclear_repulsion = 0;
   double s2 = 0;                     // <S^2>; for RHF the exact S(S+1) = 0
@@ -56,11 +58,23 @@ struct ScfResult {
   double fock_cpu_seconds = 0;       // the same in CPU time (insensitive to other load)
 };
 
+// How an SCF starts, and whether it may stop early.
+struct ScfStart {
+  // The unconverged orbitals of an SCF that a stop signal ended (read from
+  // its checkpoint) to go on from instead of scf.guess. The iterations count
+  // on from its, and scf.max_iterations bounds the total.
+  const ScfResult* resume = nullptr;
+  // Asked after every iteration that neither converged nor was the last
+  // allowed; collective, with the same answer on every rank. True ends the
+  // SCF there, with `stopped` set and the orbitals of that iteration.
+  std::function<bool()> stop_requested;
+};
+
 // Runs the SCF. Every rank returns the same result (orbitals are computed on
 // one rank and broadcast). Not converging is reported through `converged`.
 // Needs a live LibintSession (chem/libint_session.hpp).
 ScfResult run_scf(const par::Comm& comm, const input::Input& in, const Basis& basis,
-                  const par::Log& log);
+                  const par::Log& log, const ScfStart& start = {});
 
 // <S^2> of a UHF determinant: S_z(S_z+1) + n_beta - sum_ij |<i_alpha|j_beta>|^2
 // over occupied orbitals (the standard result, e.g. Szabo and Ostlund,

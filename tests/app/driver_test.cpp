@@ -1,5 +1,5 @@
 // The driver in-process: a stop signal ends the run at the next safe point
-// (after the SCF checkpoint, or in the MO transform when the SCF is restored),
+// (after an SCF iteration, or in the MO transform when the SCF is restored),
 // on every rank, with exit code 5 and a results file.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -8,6 +8,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <utility>
 #include <vector>
 
 #include "app/driver.hpp"
@@ -48,6 +49,11 @@ std::string interrupted_message(const fs::path& dir) {
   return message;
 }
 
+std::string bytes_of(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 void remove_folder(const par::Comm& comm, const std::string& input) {
   comm.barrier();
   if (comm.root()) fs::remove_all(fs::path(input).parent_path());
@@ -55,9 +61,13 @@ void remove_folder(const par::Comm& comm, const std::string& input) {
 
 }  // namespace
 
-TEST(Driver, ASignalOnOneRankStopsEveryRankAfterTheScfCheckpoint) {
+// A signal pending from the start stops every rank at the SCF's first safe
+// point, after iteration 1, with those orbitals in the checkpoint; --restart
+// goes on from them to the energy of a run that was not stopped.
+TEST(Driver, ASignalOnOneRankStopsEveryRankInTheScfAndTheRestartGoesOn) {
   const par::Comm& comm = app_test::world();
   const std::string input = water_input(comm, "ccsd");
+  const fs::path dir = fs::path(input).parent_path();
   app::install_signal_handlers();  // as main() does
   app::StopRequest stop;
   stop.clear();
@@ -66,30 +76,77 @@ TEST(Driver, ASignalOnOneRankStopsEveryRankAfterTheScfCheckpoint) {
   options.input = input;
   testing::internal::CaptureStdout();
   const int code = app::run(comm, options, stop);
-  const std::string log = testing::internal::GetCapturedStdout();
+  std::string log = testing::internal::GetCapturedStdout();
   EXPECT_EQ(code, 5);
   stop.clear();
   if (comm.root()) {
-    const fs::path dir = fs::path(input).parent_path();
     // The log says why the run ended, as the CC stops do.
-    EXPECT_NE(log.find("SIGUSR1 received after writing the SCF checkpoint (" + (dir / "water.h5").string() +
-                       "); stopping"),
+    EXPECT_NE(log.find("SIGUSR1 received during the SCF, after iteration 1: stopping; the checkpoint " +
+                       (dir / "water.h5").string() + " holds its orbitals"),
               std::string::npos)
         << log;
     EXPECT_TRUE(fs::exists(dir / "water.h5"));
     const auto message = interrupted_message(dir);
-    EXPECT_NE(message.find("SIGUSR1"), std::string::npos) << message;
-    EXPECT_TRUE(YAML::LoadFile((dir / "water.json").string())["properties"]["scf_total_energy"].IsDefined());
+    EXPECT_NE(message.find("stopped by SIGUSR1 during the SCF, after iteration 1"), std::string::npos) << message;
+    const YAML::Node j = YAML::LoadFile((dir / "water.json").string());
+    EXPECT_EQ(j["properties"]["scf_iterations"].as<int>(), 1);
+    EXPECT_FALSE(j["properties"]["scf_total_energy"].IsDefined());  // not an SCF energy yet
+  }
+
+  options.restart = true;
+  testing::internal::CaptureStdout();
+  ASSERT_EQ(app::run(comm, options, stop), 0);
+  log = testing::internal::GetCapturedStdout();
+  const auto energies = [&dir] {
+    const YAML::Node p = YAML::LoadFile((dir / "water.json").string())["properties"];
+    return std::make_pair(p["scf_total_energy"].as<double>(), p["ccsd_total_energy"].as<double>());
+  };
+  std::pair<double, double> resumed;
+  if (comm.root()) {
+    EXPECT_NE(log.find("SCF: going on from the orbitals of checkpoint " + (dir / "water.h5").string() +
+                       ", where a stop signal ended the SCF after iteration 1"),
+              std::string::npos)
+        << log;
+    resumed = energies();
+  }
+  options.restart = false;  // from the beginning, not stopped
+  ASSERT_EQ(app::run(comm, options, stop), 0);
+  if (comm.root()) {
+    const auto straight = energies();
+    EXPECT_NEAR(resumed.first, straight.first, 1e-10);
+    EXPECT_NEAR(resumed.second, straight.second, 1e-10);
   }
   remove_folder(comm, input);
 }
 
-namespace {
-std::string bytes_of(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+// Without --restart a run may not know the checkpoint it finds: a stop in
+// its SCF leaves that file as it was (only a converged SCF replaces it).
+TEST(Driver, AStopInTheScfWithoutRestartLeavesAnExistingCheckpoint) {
+  const par::Comm& comm = app_test::world();
+  const std::string input = water_input(comm, "none");
+  const fs::path dir = fs::path(input).parent_path();
+  app::install_signal_handlers();  // as main() does
+  app::StopRequest stop;
+  stop.clear();
+  app::CliOptions options;
+  options.input = input;
+  ASSERT_EQ(app::run(comm, options, stop), 0);
+  const std::string before = comm.root() ? bytes_of(dir / "water.h5") : "";
+  if (comm.root()) std::raise(SIGTERM);
+  EXPECT_EQ(app::run(comm, options, stop), 5);
+  stop.clear();
+  if (comm.root()) {
+    EXPECT_EQ(bytes_of(dir / "water.h5"), before);
+    const YAML::Node j = YAML::LoadFile((dir / "water.json").string());
+    EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "interrupted");
+    const auto message = j["error"]["error_message"].as<std::string>();
+    EXPECT_NE(message.find("stopped by SIGTERM during the SCF, after iteration 1; the existing checkpoint " +
+                           (dir / "water.h5").string() + " was left as it was"),
+              std::string::npos)
+        << message;
+  }
+  remove_folder(comm, input);
 }
-}  // namespace
 
 // A restart reuses the SCF and the converged CCSD amplitudes, so the MO
 // transform is the first stage with work to do: a signal that is already
@@ -168,15 +225,19 @@ TEST(Driver, ThePeakMemoryIsTheLargestRanksInMegabytes) {
   remove_folder(comm, input);
 }
 
+// With the SCF restored (no iterations, so no safe point) there is nothing
+// left to do after it: a pending signal does not turn the success into a stop.
 TEST(Driver, ASignalAfterTheLastStageDoesNotSpoilASuccess) {
   const par::Comm& comm = app_test::world();
   const std::string input = water_input(comm, "none");
   app::install_signal_handlers();  // as main() does
   app::StopRequest stop;
   stop.clear();
-  if (comm.root()) std::raise(SIGTERM);
   app::CliOptions options;
   options.input = input;
+  ASSERT_EQ(app::run(comm, options, stop), 0);
+  if (comm.root()) std::raise(SIGTERM);
+  options.restart = true;
   EXPECT_EQ(app::run(comm, options, stop), 0);
   stop.clear();
   remove_folder(comm, input);

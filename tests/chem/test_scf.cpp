@@ -256,3 +256,74 @@ TEST(ScfWarnings, AStationaryDensityThatIsNotAufbauIsReported) {
 }
 
 }  // namespace cyclocc::chem
+
+namespace cyclocc::chem {
+
+// A stop signal ends the SCF after an iteration (ScfStart::stop_requested).
+// Going on from those orbitals (ScfStart::resume) takes up where it stopped,
+// counts the iterations on, and reaches the energy of an SCF that ran
+// through; scf.max_iterations bounds the total.
+TEST(ScfStop, AStoppedScfGoesOnToTheSameEnergy) {
+  for (const std::string id : {"h2o_ccpvdz_rhf", "ch2_triplet_ccpvdz_uhf"}) {
+    SCOPED_TRACE(id);
+    input::Input in = regression_input(id);
+    const Basis basis = load_basis(in);
+    const ScfResult whole = run_scf(world(), in, basis, quiet());
+    ASSERT_TRUE(whole.converged);
+    ASSERT_GT(whole.iterations, 5);
+
+    int asked = 0;
+    ScfStart stop_at_3;
+    stop_at_3.stop_requested = [&asked] { return ++asked == 3; };
+    const ScfResult part = run_scf(world(), in, basis, quiet(), stop_at_3);
+    ASSERT_TRUE(part.stopped);
+    EXPECT_FALSE(part.converged);
+    EXPECT_EQ(part.iterations, 3);
+    EXPECT_EQ(part.energy, whole.history[2].energy);  // the same three iterations
+
+    ScfStart go_on;
+    go_on.resume = &part;
+    const ScfResult rest = run_scf(world(), in, basis, quiet(), go_on);
+    ASSERT_TRUE(rest.converged);
+    EXPECT_FALSE(rest.stopped);
+    EXPECT_EQ(rest.iterations, 3 + static_cast<int>(rest.history.size()));
+    // Its first Fock matrix is built from the stopped SCF's orbitals: the
+    // fourth of the SCF that ran through.
+    EXPECT_NEAR(rest.history.front().energy, whole.history[3].energy, 1e-12);
+    EXPECT_NEAR(rest.energy, whole.energy, 1e-10);
+    EXPECT_NEAR(rest.s2, whole.s2, 1e-8);
+    expect_same_on_all_ranks(rest);
+
+    // The stopped run took all of scf.max_iterations: nothing more, not converged.
+    in.scf.max_iterations = 3;
+    const ScfResult none = run_scf(world(), in, basis, quiet(), go_on);
+    EXPECT_FALSE(none.converged);
+    EXPECT_FALSE(none.stopped);
+    EXPECT_EQ(none.iterations, 3);
+    EXPECT_EQ(none.energy, part.energy);
+  }
+}
+
+// Nothing asks to stop after the last allowed iteration (that run ends as
+// not converged) or after a converged one.
+TEST(ScfStop, NoStopIsAskedAfterTheLastIteration) {
+  input::Input in = regression_input("h2o_sto3g_rhf");
+  const Basis basis = load_basis(in);
+  int asked = 0;
+  ScfStart always;
+  always.stop_requested = [&asked] {
+    ++asked;
+    return false;
+  };
+  const ScfResult whole = run_scf(world(), in, basis, quiet(), always);
+  ASSERT_TRUE(whole.converged);
+  EXPECT_EQ(asked, whole.iterations - 1);
+  in.scf.max_iterations = 2;
+  asked = 0;
+  const ScfResult two = run_scf(world(), in, basis, quiet(), always);
+  EXPECT_FALSE(two.converged);
+  EXPECT_FALSE(two.stopped);
+  EXPECT_EQ(asked, 1);
+}
+
+}  // namespace cyclocc::chem
