@@ -169,11 +169,15 @@ TEST_F(CheckpointTest, StartingFromACopyOverwritesAndKeepsTheRest) {
     w.set_int("/ccsd", "iteration", 8 + round);
     w.set_string("/ccsd", "state", "converged");
     comm().barrier();
-    if (round == 0 && comm().root()) EXPECT_EQ(read_bytes(path), first);  // untouched until commit
+    if (round == 0 && comm().root()) {
+      EXPECT_EQ(read_bytes(path), first);  // untouched until commit
+    }
     w.commit();
     comm().barrier();
     if (comm().root() && round == 1) size = fs::file_size(path);
-    if (comm().root() && round == 2) EXPECT_EQ(fs::file_size(path), size);
+    if (comm().root() && round == 2) {
+      EXPECT_EQ(fs::file_size(path), size);
+    }
   }
   {
     chem::CheckpointReader r(comm(), path);  // read_array verifies the checksums
