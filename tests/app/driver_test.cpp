@@ -59,93 +59,101 @@ void remove_folder(const par::Comm& comm, const std::string& input) {
   if (comm.root()) fs::remove_all(fs::path(input).parent_path());
 }
 
+// One test's water case (cc.method `method`) in a fresh folder, with the
+// signal handlers installed as main() installs them and no stop pending.
+struct WaterRun {
+  explicit WaterRun(const std::string& method)
+      : comm(app_test::world()), input(water_input(comm, method)), dir(fs::path(input).parent_path()) {
+    app::install_signal_handlers();
+    stop.clear();
+    options.input = input;
+  }
+  ~WaterRun() {
+    stop.clear();
+    remove_folder(comm, input);
+  }
+  // Runs the driver; a stop it ended with is forgotten afterwards.
+  int run() {
+    const int code = app::run(comm, options, stop);
+    stop.clear();
+    return code;
+  }
+  const par::Comm& comm;
+  const std::string input;
+  const fs::path dir;
+  app::StopRequest stop;
+  app::CliOptions options;
+};
+
 }  // namespace
 
 // A signal pending from the start stops every rank at the SCF's first safe
 // point, after iteration 1, with those orbitals in the checkpoint; --restart
 // goes on from them to the energy of a run that was not stopped.
 TEST(Driver, ASignalOnOneRankStopsEveryRankInTheScfAndTheRestartGoesOn) {
-  const par::Comm& comm = app_test::world();
-  const std::string input = water_input(comm, "ccsd");
-  const fs::path dir = fs::path(input).parent_path();
-  app::install_signal_handlers();  // as main() does
-  app::StopRequest stop;
-  stop.clear();
-  if (comm.rank() == comm.size() - 1) std::raise(SIGUSR1);
-  app::CliOptions options;
-  options.input = input;
+  WaterRun w("ccsd");
+  const std::string h5 = (w.dir / "water.h5").string();
+  if (w.comm.rank() == w.comm.size() - 1) std::raise(SIGUSR1);
   testing::internal::CaptureStdout();
-  const int code = app::run(comm, options, stop);
+  EXPECT_EQ(w.run(), 5);
   std::string log = testing::internal::GetCapturedStdout();
-  EXPECT_EQ(code, 5);
-  stop.clear();
-  if (comm.root()) {
+  if (w.comm.root()) {
     // The log says why the run ended, as the CC stops do.
-    EXPECT_NE(log.find("SIGUSR1 received during the SCF, after iteration 1: stopping; the checkpoint " +
-                       (dir / "water.h5").string() + " holds its orbitals"),
+    EXPECT_NE(log.find("SIGUSR1 received during the SCF, after iteration 1: stopping; the checkpoint " + h5 +
+                       " holds its orbitals"),
               std::string::npos)
         << log;
-    EXPECT_TRUE(fs::exists(dir / "water.h5"));
-    const auto message = interrupted_message(dir);
+    EXPECT_TRUE(fs::exists(h5));
+    const auto message = interrupted_message(w.dir);
     EXPECT_NE(message.find("stopped by SIGUSR1 during the SCF, after iteration 1"), std::string::npos) << message;
-    const YAML::Node j = YAML::LoadFile((dir / "water.json").string());
+    const YAML::Node j = YAML::LoadFile((w.dir / "water.json").string());
     EXPECT_EQ(j["properties"]["scf_iterations"].as<int>(), 1);
     EXPECT_FALSE(j["properties"]["scf_total_energy"].IsDefined());  // not an SCF energy yet
   }
 
-  options.restart = true;
+  w.options.restart = true;
   testing::internal::CaptureStdout();
-  ASSERT_EQ(app::run(comm, options, stop), 0);
+  ASSERT_EQ(w.run(), 0);
   log = testing::internal::GetCapturedStdout();
-  const auto energies = [&dir] {
-    const YAML::Node p = YAML::LoadFile((dir / "water.json").string())["properties"];
+  const auto energies = [&w] {
+    const YAML::Node p = YAML::LoadFile((w.dir / "water.json").string())["properties"];
     return std::make_pair(p["scf_total_energy"].as<double>(), p["ccsd_total_energy"].as<double>());
   };
   std::pair<double, double> resumed;
-  if (comm.root()) {
-    EXPECT_NE(log.find("SCF: going on from the orbitals of checkpoint " + (dir / "water.h5").string() +
+  if (w.comm.root()) {
+    EXPECT_NE(log.find("SCF: going on from the orbitals of checkpoint " + h5 +
                        ", where a stop signal ended the SCF after iteration 1"),
               std::string::npos)
         << log;
     resumed = energies();
   }
-  options.restart = false;  // from the beginning, not stopped
-  ASSERT_EQ(app::run(comm, options, stop), 0);
-  if (comm.root()) {
+  w.options.restart = false;  // from the beginning, not stopped
+  ASSERT_EQ(w.run(), 0);
+  if (w.comm.root()) {
     const auto straight = energies();
     EXPECT_NEAR(resumed.first, straight.first, 1e-10);
     EXPECT_NEAR(resumed.second, straight.second, 1e-10);
   }
-  remove_folder(comm, input);
 }
 
 // Without --restart a run may not know the checkpoint it finds: a stop in
 // its SCF leaves that file as it was (only a converged SCF replaces it).
 TEST(Driver, AStopInTheScfWithoutRestartLeavesAnExistingCheckpoint) {
-  const par::Comm& comm = app_test::world();
-  const std::string input = water_input(comm, "none");
-  const fs::path dir = fs::path(input).parent_path();
-  app::install_signal_handlers();  // as main() does
-  app::StopRequest stop;
-  stop.clear();
-  app::CliOptions options;
-  options.input = input;
-  ASSERT_EQ(app::run(comm, options, stop), 0);
-  const std::string before = comm.root() ? bytes_of(dir / "water.h5") : "";
-  if (comm.root()) std::raise(SIGTERM);
-  EXPECT_EQ(app::run(comm, options, stop), 5);
-  stop.clear();
-  if (comm.root()) {
-    EXPECT_EQ(bytes_of(dir / "water.h5"), before);
-    const YAML::Node j = YAML::LoadFile((dir / "water.json").string());
+  WaterRun w("none");
+  ASSERT_EQ(w.run(), 0);
+  const std::string before = w.comm.root() ? bytes_of(w.dir / "water.h5") : "";
+  if (w.comm.root()) std::raise(SIGTERM);
+  EXPECT_EQ(w.run(), 5);
+  if (w.comm.root()) {
+    EXPECT_EQ(bytes_of(w.dir / "water.h5"), before);
+    const YAML::Node j = YAML::LoadFile((w.dir / "water.json").string());
     EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "interrupted");
     const auto message = j["error"]["error_message"].as<std::string>();
     EXPECT_NE(message.find("stopped by SIGTERM during the SCF, after iteration 1; the existing checkpoint " +
-                           (dir / "water.h5").string() + " was left as it was"),
+                           (w.dir / "water.h5").string() + " was left as it was"),
               std::string::npos)
         << message;
   }
-  remove_folder(comm, input);
 }
 
 // A restart reuses the SCF and the converged CCSD amplitudes, so the MO
@@ -153,27 +161,18 @@ TEST(Driver, AStopInTheScfWithoutRestartLeavesAnExistingCheckpoint) {
 // pending stops every rank at its first safe point, after the AO integrals,
 // and leaves the checkpoint as it was.
 TEST(Driver, ASignalDuringTheMoTransformStopsEveryRankThere) {
-  const par::Comm& comm = app_test::world();
-  const std::string input = water_input(comm, "ccsd");
-  app::install_signal_handlers();  // as main() does
-  app::StopRequest stop;
-  stop.clear();
-  app::CliOptions options;
-  options.input = input;
-  ASSERT_EQ(app::run(comm, options, stop), 0);
-  const fs::path dir = fs::path(input).parent_path();
-  const std::string before = comm.root() ? bytes_of(dir / "water.h5") : "";
-  if (comm.rank() == comm.size() - 1) std::raise(SIGUSR1);
-  options.restart = true;
-  EXPECT_EQ(app::run(comm, options, stop), 5);
-  stop.clear();
-  if (comm.root()) {
-    EXPECT_EQ(bytes_of(dir / "water.h5"), before);
-    const auto message = interrupted_message(dir);
+  WaterRun w("ccsd");
+  ASSERT_EQ(w.run(), 0);
+  const std::string before = w.comm.root() ? bytes_of(w.dir / "water.h5") : "";
+  if (w.comm.rank() == w.comm.size() - 1) std::raise(SIGUSR1);
+  w.options.restart = true;
+  EXPECT_EQ(w.run(), 5);
+  if (w.comm.root()) {
+    EXPECT_EQ(bytes_of(w.dir / "water.h5"), before);
+    const auto message = interrupted_message(w.dir);
     EXPECT_NE(message.find("stopped by SIGUSR1 during the MO transform"), std::string::npos) << message;
-    EXPECT_FALSE(YAML::LoadFile((dir / "water.json").string())["properties"]["mp2_total_energy"].IsDefined());
+    EXPECT_FALSE(YAML::LoadFile((w.dir / "water.json").string())["properties"]["mp2_total_energy"].IsDefined());
   }
-  remove_folder(comm, input);
 }
 
 namespace {
@@ -192,23 +191,18 @@ double peak_kb() {
 // this rank's peak before the run, at most the largest peak after it (the
 // water case is small, so the test first raises one rank's peak by 64 MB).
 TEST(Driver, ThePeakMemoryIsTheLargestRanksInMegabytes) {
-  const par::Comm& comm = app_test::world();
-  const std::string input = water_input(comm, "mp2");
-  app::StopRequest stop;
-  stop.clear();
-  app::CliOptions options;
-  options.input = input;
-  if (comm.rank() == comm.size() - 1) {
+  WaterRun w("mp2");
+  if (w.comm.rank() == w.comm.size() - 1) {
     std::vector<char> touched(64 << 20, 1);
     EXPECT_EQ(touched[touched.size() / 2], 1);
   }
   const double before = peak_kb();
   ASSERT_GT(before, 0);
-  ASSERT_EQ(app::run(comm, options, stop), 0);
-  const double after = comm.allreduce_max(peak_kb());
+  ASSERT_EQ(w.run(), 0);
+  const double after = w.comm.allreduce_max(peak_kb());
   double reported = 0;
-  if (comm.root()) {
-    const YAML::Node j = YAML::LoadFile((fs::path(input).parent_path() / "water.json").string());
+  if (w.comm.root()) {
+    const YAML::Node j = YAML::LoadFile((w.dir / "water.json").string());
     reported = j["extras"]["peak_memory_mb"].as<double>();
     // MP2 does not iterate and writes no amplitudes (docs/results.md).
     const YAML::Node timings = j["extras"]["timings"];
@@ -216,29 +210,20 @@ TEST(Driver, ThePeakMemoryIsTheLargestRanksInMegabytes) {
     EXPECT_EQ(timings["cc_iterations"].size(), 0u);
     EXPECT_FALSE(timings["cc_checkpoint"].IsDefined());
   }
-  comm.bcast(&reported, sizeof reported, 0);
+  w.comm.bcast(&reported, sizeof reported, 0);
   // 1 MB: the kernel syncs each thread's resident-page count lazily (up to
   // 64 pages), so getrusage and /proc may differ by a few hundred kB; a unit
   // or rank mistake is off by far more.
   EXPECT_GE(reported, before / 1024.0 - 1.0);
   EXPECT_LE(reported, after / 1024.0 + 1.0);
-  remove_folder(comm, input);
 }
 
 // With the SCF restored (no iterations, so no safe point) there is nothing
 // left to do after it: a pending signal does not turn the success into a stop.
 TEST(Driver, ASignalAfterTheLastStageDoesNotSpoilASuccess) {
-  const par::Comm& comm = app_test::world();
-  const std::string input = water_input(comm, "none");
-  app::install_signal_handlers();  // as main() does
-  app::StopRequest stop;
-  stop.clear();
-  app::CliOptions options;
-  options.input = input;
-  ASSERT_EQ(app::run(comm, options, stop), 0);
-  if (comm.root()) std::raise(SIGTERM);
-  options.restart = true;
-  EXPECT_EQ(app::run(comm, options, stop), 0);
-  stop.clear();
-  remove_folder(comm, input);
+  WaterRun w("none");
+  ASSERT_EQ(w.run(), 0);
+  if (w.comm.root()) std::raise(SIGTERM);
+  w.options.restart = true;
+  EXPECT_EQ(w.run(), 0);
 }
