@@ -45,42 +45,48 @@ std::vector<ShellPair> shell_pairs(const Basis& basis, const Eigen::MatrixXd& q)
 
 }  // namespace
 
-Tensor ao_integrals(tensor::Context& ctx, const Basis& basis) {
-  const int n = basis.nbf;
-  const Shape shape({n, n, n, n}, {Sym::SY, Sym::NS, Sym::SY, Sym::NS});
-  Tensor ao(ctx, shape, "(mn|ls)");
-  const Eigen::MatrixXd q = schwarz_matrix(basis);
-  const auto pairs = shell_pairs(basis, q);
-  // Bra pairs to ranks: longest first, each to the least loaded rank, with
-  // the number of ket pairs (pair index <= bra) times the work per function.
+namespace {
+
+// Bra pairs to ranks: longest first, each to the least loaded rank, with the
+// number of ket pairs (pair index <= bra) times the work per function.
+std::vector<int> my_bra_pairs(const std::vector<ShellPair>& pairs, int nranks, int rank) {
   std::vector<int> order(pairs.size());
   std::iota(order.begin(), order.end(), 0);
   std::vector<std::int64_t> cost(pairs.size());
   for (std::size_t i = 0; i < pairs.size(); ++i) cost[i] = pairs[i].cost * static_cast<std::int64_t>(i + 1);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cost[a] > cost[b]; });
-  std::vector<std::int64_t> load(ctx.nranks(), 0);
+  std::vector<std::int64_t> load(nranks, 0);
   std::vector<int> mine;
   for (int i : order) {
     const int r = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
     load[r] += cost[i];
-    if (r == ctx.rank()) mine.push_back(i);
+    if (r == rank) mine.push_back(i);
   }
-  libint2::Engine engine(libint2::Operator::coulomb, basis.max_nprim, basis.max_l, 0);
-  engine.set_precision(kPrimitivePrecision);
-  const auto& sh = basis.shells;
-  const std::int64_t npair = static_cast<std::int64_t>(n) * (n + 1) / 2;
-  std::vector<std::int64_t> keys;
-  std::vector<double> vals;
-  for (int bi : mine) {
-    const ShellPair& b = pairs[bi];
+  return mine;
+}
+
+// The AO integrals of one bra shell pair with every ket pair up to it, as
+// canonical keys of the (mn|ls) tensor (SY in both pairs, bra and ket both
+// ways round) and their values, appended to keys and vals.
+class BraPairIntegrals {
+ public:
+  BraPairIntegrals(const Basis& basis, const std::vector<ShellPair>& pairs, const Eigen::MatrixXd& q)
+      : basis_(basis), pairs_(pairs), q_(q), engine_(libint2::Operator::coulomb, basis.max_nprim, basis.max_l, 0) {
+    engine_.set_precision(kPrimitivePrecision);
+  }
+
+  void append(int bi, std::vector<std::int64_t>& keys, std::vector<double>& vals) {
+    const auto& sh = basis_.shells;
+    const std::int64_t n = basis_.nbf, npair = n * (n + 1) / 2;
+    const ShellPair& b = pairs_[bi];
     for (int ki = 0; ki <= bi; ++ki) {
-      const ShellPair& k = pairs[ki];
-      if (q(b.p, b.q) * q(k.p, k.q) < kSchwarzThreshold) continue;
-      engine.compute(sh[b.p], sh[b.q], sh[k.p], sh[k.q]);
-      const double* eri = engine.results()[0];
+      const ShellPair& k = pairs_[ki];
+      if (q_(b.p, b.q) * q_(k.p, k.q) < kSchwarzThreshold) continue;
+      engine_.compute(sh[b.p], sh[b.q], sh[k.p], sh[k.q]);
+      const double* eri = engine_.results()[0];
       if (eri == nullptr) continue;
-      const int o1 = basis.shell_offset[b.p], o2 = basis.shell_offset[b.q];
-      const int o3 = basis.shell_offset[k.p], o4 = basis.shell_offset[k.q];
+      const int o1 = basis_.shell_offset[b.p], o2 = basis_.shell_offset[b.q];
+      const int o3 = basis_.shell_offset[k.p], o4 = basis_.shell_offset[k.q];
       const int n1 = static_cast<int>(sh[b.p].size()), n2 = static_cast<int>(sh[b.q].size());
       const int n3 = static_cast<int>(sh[k.p].size()), n4 = static_cast<int>(sh[k.q].size());
       for (int f1 = 0; f1 < n1; ++f1)
@@ -105,7 +111,36 @@ Tensor ao_integrals(tensor::Context& ctx, const Basis& basis) {
         }
     }
   }
-  ao.write(keys, vals);
+
+ private:
+  const Basis& basis_;
+  const std::vector<ShellPair>& pairs_;
+  const Eigen::MatrixXd& q_;
+  libint2::Engine engine_;
+};
+
+}  // namespace
+
+Tensor ao_integrals(tensor::Context& ctx, const Basis& basis, std::size_t batch) {
+  const int n = basis.nbf;
+  const Shape shape({n, n, n, n}, {Sym::SY, Sym::NS, Sym::SY, Sym::NS});
+  Tensor ao(ctx, shape, "(mn|ls)");
+  const Eigen::MatrixXd q = schwarz_matrix(basis);
+  const auto pairs = shell_pairs(basis, q);
+  const std::vector<int> mine = my_bra_pairs(pairs, ctx.nranks(), ctx.rank());
+  BraPairIntegrals integrals(basis, pairs, q);
+  // Sent to their owners in rounds of about `batch` values per rank, so that
+  // the values in flight (16 bytes each here, about three times that inside
+  // write()) stay a bounded buffer instead of a multiple of the tensor.
+  std::vector<std::int64_t> keys;
+  std::vector<double> vals;
+  std::size_t next = 0;
+  do {
+    keys.clear();
+    vals.clear();
+    while (next < mine.size() && keys.size() < batch) integrals.append(mine[next++], keys, vals);
+    ao.write(keys, vals, 1.0, 1.0);  // adds to the zeros and the earlier rounds
+  } while (ctx.comm().any(next < mine.size()));
   return ao;
 }
 

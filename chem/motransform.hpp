@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <functional>
 
 #include "chem/basis.hpp"
@@ -46,7 +47,10 @@ cc::MoIntegrals transform_integrals(tensor::Context& ctx, const Basis& basis, co
                                     cc::VvvvNeeds needs = {}, const std::function<void()>& safe_point = {});
 
 // The AO integrals (mu nu|lambda sigma) as a tensor [N,N,N,N] with SY(mu nu)
-// and SY(lambda sigma), computed by the shell quartets of this rank's share.
-tensor::Tensor ao_integrals(tensor::Context& ctx, const Basis& basis);
+// and SY(lambda sigma), computed by the shell quartets of this rank's share
+// and sent to their owners in rounds of about `batch` values per rank (the
+// default, 4M values, keeps that buffer near 250 MB).
+inline constexpr std::size_t kAoBatch = std::size_t{1} << 22;
+tensor::Tensor ao_integrals(tensor::Context& ctx, const Basis& basis, std::size_t batch = kAoBatch);
 
 }  // namespace cyclocc::chem

@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <libint2.hpp>
+#include <numeric>
+
 #include "chem/basis.hpp"
 #include "chem/cc/ccsd.hpp"
 #include "chem/cc/ccsdt.hpp"
@@ -10,6 +13,7 @@
 #include "chem/libint_session.hpp"
 #include "chem/motransform.hpp"
 #include "chem/scf.hpp"
+#include "tensor/shape.hpp"
 #include "tests/mpi_world.hpp"
 
 using namespace cyclocc;
@@ -72,6 +76,58 @@ class Libint : public ::testing::Environment {
 const auto* const libint_env = ::testing::AddGlobalTestEnvironment(new Libint);
 
 }  // namespace
+
+// Slow twin of ao_integrals: every (mn|ls) of the basis from all shell
+// quartets, without screening or symmetry.
+std::vector<double> dense_eri(const chem::Basis& b) {
+  const std::size_t n = b.nbf;
+  std::vector<double> out(n * n * n * n);
+  libint2::Engine engine(libint2::Operator::coulomb, b.max_nprim, b.max_l, 0);
+  engine.set_precision(0.0);
+  const auto& sh = b.shells;
+  for (std::size_t s1 = 0; s1 < sh.size(); ++s1)
+    for (std::size_t s2 = 0; s2 < sh.size(); ++s2)
+      for (std::size_t s3 = 0; s3 < sh.size(); ++s3)
+        for (std::size_t s4 = 0; s4 < sh.size(); ++s4) {
+          engine.compute(sh[s1], sh[s2], sh[s3], sh[s4]);
+          const double* v = engine.results()[0];
+          std::size_t k = 0;
+          for (std::size_t f1 = 0; f1 < sh[s1].size(); ++f1)
+            for (std::size_t f2 = 0; f2 < sh[s2].size(); ++f2)
+              for (std::size_t f3 = 0; f3 < sh[s3].size(); ++f3)
+                for (std::size_t f4 = 0; f4 < sh[s4].size(); ++f4, ++k) {
+                  const std::size_t i = b.shell_offset[s1] + f1, j = b.shell_offset[s2] + f2;
+                  const std::size_t l = b.shell_offset[s3] + f3, m = b.shell_offset[s4] + f4;
+                  out[((i * n + j) * n + l) * n + m] = v ? v[k] : 0.0;
+                }
+        }
+  return out;
+}
+
+// The AO integral tensor holds every (mn|ls), whether its values reach their
+// owners in one round or in many (a round of 1 value: one bra shell pair).
+TEST(MoTransform, AoIntegralsInRoundsOfAnySize) {
+  const Case c = load_case("h2o_ccpvdz_rhf");
+  const chem::Basis basis = chem::load_basis(c.in);
+  tensor::Context ctx(test::world());
+  const std::vector<double> dense = dense_eri(basis);
+  const std::size_t n = basis.nbf;
+  const tensor::Tensor whole = chem::ao_integrals(ctx, basis);
+  for (const std::size_t batch : {std::size_t{1}, std::size_t{997}, chem::kAoBatch}) {
+    const tensor::Tensor ao = chem::ao_integrals(ctx, basis, batch);
+    std::vector<std::int64_t> keys(ao.shape().packed_size());
+    std::iota(keys.begin(), keys.end(), 0);
+    const std::vector<double> got = ao.read(keys);
+    double worst = 0;
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      int x[4];
+      tensor::packed_unindex(ao.shape(), keys[k], x);
+      worst = std::max(worst, std::abs(got[k] - dense[((x[0] * n + x[1]) * n + x[2]) * n + x[3]]));
+    }
+    EXPECT_LT(worst, 1e-12) << "rounds of " << batch;
+    EXPECT_EQ(ao.data(), whole.data()) << "rounds of " << batch;  // each value written once, into zeros
+  }
+}
 
 TEST(MoTransform, Mp2WaterRhf) { check_mp2("h2o_ccpvdz_rhf"); }
 TEST(MoTransform, Mp2WaterFrozenCore) { check_mp2("h2o_ccpvdz_rhf_fc1"); }
