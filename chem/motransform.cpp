@@ -172,7 +172,21 @@ Tensor coefficients(tensor::Context& ctx, const Eigen::MatrixXd& C, int first, i
 // shared between the blocks that need them, every block is made once.
 class ChemistTransform {
  public:
-  ChemistTransform(const Tensor& ao, std::array<std::array<Tensor, 2>, 2> c) : ao_(ao), c_(std::move(c)) {}
+  // Takes the AO integrals and makes every quarter and every ket pair from
+  // them at once (every method needs them all), dropping the AO integrals
+  // after the quarters and the quarters after the kets: they are the largest
+  // tensors here (N^4/4 and N^3 (o+v)/2 words), so the peak holds one stage
+  // with the next, not all of them. The larger quarter comes first, while
+  // less else is held beside the transient unpacked copy of the AO tensor.
+  ChemistTransform(Tensor ao, std::array<std::array<Tensor, 2>, 2> c, int spins)
+      : ctx_(ao.ctx()), n_(ao.shape().lens[0]), ao_(std::move(ao)), c_(std::move(c)) {
+    for (int s = 0; s < spins; ++s)
+      for (const char y : {'v', 'o'}) quarter(s, y);
+    ao_.reset();
+    for (int s = 0; s < spins; ++s)
+      for (const auto& [x, y] : {std::pair{'v', 'v'}, std::pair{'o', 'v'}, std::pair{'o', 'o'}}) ket(s, x, y);
+    quarters_.clear();
+  }
 
   const Tensor& operator()(int s1, int s2, const std::string& spaces) {
     const std::string key = std::to_string(s1) + std::to_string(s2) + spaces;
@@ -184,7 +198,7 @@ class ChemistTransform {
     const auto& hl = y1.shape().lens;
     const Sym ket_sym = y1.shape().sym[2];
     const bool same = spaces[0] == spaces[1];
-    Tensor y2(ao_.ctx(), Shape({np, nq, hl[2], hl[3]}, {same ? Sym::SY : Sym::NS, Sym::NS, ket_sym, Sym::NS}),
+    Tensor y2(ctx_, Shape({np, nq, hl[2], hl[3]}, {same ? Sym::SY : Sym::NS, Sym::NS, ket_sym, Sym::NS}),
               along(2, 4), "(pq|rs)");
     // A symmetric pair: the declared SY adds the swapped term, so take half
     // (contract.hpp conventions).
@@ -198,7 +212,7 @@ class ChemistTransform {
   // All ranks along index positions [first, last): the bra pair while the ket
   // is transformed, the ket pair while the bra is, so that only the step in
   // between moves the integrals.
-  tensor::Mapping along(int first, int last) const { return tensor::Mapping::along(ao_.ctx().nranks(), first, last); }
+  tensor::Mapping along(int first, int last) const { return tensor::Mapping::along(ctx_.nranks(), first, last); }
 
   // (mu q|r s), q of spin s1 in spaces[1]: shared by the blocks that differ
   // only in the space of p.
@@ -208,9 +222,9 @@ class ChemistTransform {
     if (it != bras_.end()) return it->second;
     const Tensor& half = ket(s2, spaces[2], spaces[3]);
     const Tensor& cq = c_[s1][space(spaces[1])];
-    const int n = ao_.shape().lens[0], nq = cq.shape().lens[1];
+    const int n = n_, nq = cq.shape().lens[1];
     const auto& hl = half.shape().lens;
-    Tensor y1(ao_.ctx(), Shape({n, nq, hl[2], hl[3]}, {Sym::NS, Sym::NS, half.shape().sym[2], Sym::NS}), along(2, 4),
+    Tensor y1(ctx_, Shape({n, nq, hl[2], hl[3]}, {Sym::NS, Sym::NS, half.shape().sym[2], Sym::NS}), along(2, 4),
               "(mq|rs)");
     y1["mqrs"] = half["mnrs"] * cq["nq"];
     return bras_.emplace(key, std::move(y1)).first->second;
@@ -223,9 +237,9 @@ class ChemistTransform {
     if (it != kets_.end()) return it->second;
     const Tensor& first = quarter(s, y);
     const Tensor& cx = c_[s][space(x)];
-    const int n = ao_.shape().lens[0], nx = cx.shape().lens[1], ny = first.shape().lens[3];
+    const int n = n_, nx = cx.shape().lens[1], ny = first.shape().lens[3];
     const bool same = x == y;
-    Tensor x2(ao_.ctx(), Shape({n, n, nx, ny}, {Sym::SY, Sym::NS, same ? Sym::SY : Sym::NS, Sym::NS}), along(0, 2),
+    Tensor x2(ctx_, Shape({n, n, nx, ny}, {Sym::SY, Sym::NS, same ? Sym::SY : Sym::NS, Sym::NS}), along(0, 2),
               "(mn|rs)");
     x2["mnrs"] = (same ? 0.5 : 1.0) * first["mnls"] * cx["lr"];
     x2.redistribute(along(2, 4));  // once, for every bra transformation that reads it
@@ -238,14 +252,17 @@ class ChemistTransform {
     auto it = quarters_.find(key);
     if (it != quarters_.end()) return it->second;
     const Tensor& cy = c_[s][space(y)];
-    const int n = ao_.shape().lens[0];
-    Tensor x1(ao_.ctx(), Shape({n, n, n, cy.shape().lens[1]}, {Sym::SY, Sym::NS, Sym::NS, Sym::NS}), along(0, 2),
+    if (!ao_) throw std::logic_error("ChemistTransform: a quarter asked for after the AO integrals were dropped");
+    const int n = n_;
+    Tensor x1(ctx_, Shape({n, n, n, cy.shape().lens[1]}, {Sym::SY, Sym::NS, Sym::NS, Sym::NS}), along(0, 2),
               "(mn|ls)");
-    x1["mnls"] = ao_["mnlt"] * cy["ts"];
+    x1["mnls"] = (*ao_)["mnlt"] * cy["ts"];
     return quarters_.emplace(key, std::move(x1)).first->second;
   }
 
-  const Tensor& ao_;
+  tensor::Context& ctx_;
+  const int n_;                // basis functions
+  std::optional<Tensor> ao_;   // until the quarters are made
   std::array<std::array<Tensor, 2>, 2> c_;  // [spin][occupied, virtual]
   std::map<std::string, Tensor> quarters_, kets_, bras_, blocks_;
 };
@@ -269,7 +286,7 @@ cc::MoIntegrals transform_integrals(tensor::Context& ctx, const Basis& basis, co
   const bool restricted = scf.reference == "rhf";
   const tensor::OneOffMoves one_off(ctx);
   const double t0 = now();
-  const Tensor ao = ao_integrals(ctx, basis);
+  Tensor ao = ao_integrals(ctx, basis);
   const double t1 = now();
   log.print("MO transform: AO integrals %.2f s\n", t1 - t0);
   const auto stop_here = [&] {
@@ -281,7 +298,8 @@ cc::MoIntegrals transform_integrals(tensor::Context& ctx, const Basis& basis, co
     const int first = occupied ? space.frozen[s] : space.frozen[s] + space.occ[s];
     return coefficients(ctx, C, first, occupied ? space.occ[s] : space.vir[s], occupied ? "C_o" : "C_v");
   };
-  ChemistTransform chem(ao, {{{block(0, true), block(0, false)}, {block(1, true), block(1, false)}}});
+  ChemistTransform chem(std::move(ao), {{{block(0, true), block(0, false)}, {block(1, true), block(1, false)}}},
+                        restricted ? 1 : 2);
   tensor::SpinDims d;
   d.restricted = restricted;
   for (int k = 0; k < 2; ++k) {
