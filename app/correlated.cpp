@@ -3,7 +3,10 @@
 // (app/cc_checkpoint.hpp).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,6 +75,47 @@ double triples_budget(int nranks) {
   return bytes / (4.0 * nranks);
 }
 
+// Bytes this process may still use: the node's MemAvailable, or less if its
+// cgroup (a batch system's memory limit, cgroup v2) has less room left;
+// infinite if neither can be read.
+double available_bytes() {
+  double avail = std::numeric_limits<double>::infinity();
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string key; meminfo >> key;) {
+    double kb = 0;
+    meminfo >> kb;
+    if (key == "MemAvailable:") avail = 1024 * kb;
+    meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  std::ifstream cgroup("/proc/self/cgroup");
+  std::string line;
+  while (std::getline(cgroup, line)) {
+    if (line.rfind("0::", 0) != 0) continue;
+    const std::string dir = "/sys/fs/cgroup" + line.substr(3);
+    std::ifstream max_file(dir + "/memory.max"), current_file(dir + "/memory.current");
+    double max = 0, current = 0;
+    if (max_file >> max && current_file >> current) avail = std::min(avail, max - current);  // "max": no limit
+  }
+  return avail;
+}
+
+// The transform's estimated peak per rank (chem::transform_peak_bytes and
+// about 100 MB for the program, its libraries and MPI), and a warning where a
+// node has less memory available for each of its ranks.
+void report_transform_memory(RunContext& ctx, const chem::Basis& basis, const chem::ActiveSpace& space,
+                             bool restricted, cc::VvvvNeeds needs) {
+  constexpr double kProgramBytes = 100.0 * 1048576;
+  const double need = chem::transform_peak_bytes(basis.nbf, space, restricted, needs, ctx.comm.size()) + kProgramBytes;
+  const double mine = available_bytes() / ctx.comm.ranks_on_this_node();
+  const double least = -ctx.comm.allreduce_max(-mine);
+  ctx.log.print("MO transform: about %.0f MB per rank at its peak (estimate, docs/methods.md)\n", need / 1048576);
+  if (need > least)
+    ctx.log.print("warning: the MO transform needs about %.0f MB per rank, but a node has only %.0f MB available "
+                  "for each of its ranks: the run may be killed for lack of memory (the need per rank falls as 1/P "
+                  "with more nodes)\n",
+                  need / 1048576, least / 1048576);
+}
+
 // (T) on the converged CCSD amplitudes.
 void run_triples(RunContext& ctx, const chem::ScfResult& scf, const cc::MoIntegrals& mo, const cc::Amplitudes& t,
                  double e_ccsd) {
@@ -135,6 +179,7 @@ void stage_correlated(RunContext& ctx, const input::Input& in, const chem::Basis
   ctx.log.print("\nMO transform: %d frozen, %d+%d active occupied, %d+%d virtual orbitals (alpha+beta)\n",
                 space.frozen[0], space.occ[0], space.occ[1], space.vir[0], space.vir[1]);
   const cc::VvvvNeeds needs{method == "ccsdt", method != "mp2"};
+  report_transform_memory(ctx, basis, space, scf.reference == "rhf", needs);
   const cc::MoIntegrals mo = chem::transform_integrals(tctx, basis, scf, space, ctx.log, nullptr, needs,
                                                        [&] { ctx.stop_point_during("the MO transform"); });
   ctx.results.set_timing("motransform", clock.seconds());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
@@ -121,7 +122,8 @@ class BraPairIntegrals {
 
 }  // namespace
 
-Tensor ao_integrals(tensor::Context& ctx, const Basis& basis, std::size_t batch) {
+Tensor ao_integrals(tensor::Context& ctx, const Basis& basis, std::size_t batch,
+                    const std::function<void(double)>& round_done) {
   const int n = basis.nbf;
   const Shape shape({n, n, n, n}, {Sym::SY, Sym::NS, Sym::SY, Sym::NS});
   Tensor ao(ctx, shape, "(mn|ls)");
@@ -140,8 +142,31 @@ Tensor ao_integrals(tensor::Context& ctx, const Basis& basis, std::size_t batch)
     vals.clear();
     while (next < mine.size() && keys.size() < batch) integrals.append(mine[next++], keys, vals);
     ao.write(keys, vals, 1.0, 1.0);  // adds to the zeros and the earlier rounds
+    if (round_done) round_done(mine.empty() ? 1.0 : static_cast<double>(next) / static_cast<double>(mine.size()));
   } while (ctx.comm().any(next < mine.size()));
   return ao;
+}
+
+double transform_peak_bytes(int nbf, const ActiveSpace& space, bool restricted, cc::VvvvNeeds needs, int nranks) {
+  const double N = nbf, p = N * (N + 1) / 2;  // AO pairs
+  const double o = std::max(space.occ[0], space.occ[1]), v = std::max(space.vir[0], space.vir[1]);
+  const double n = o + v, v4 = v * v * v * v;
+  const double spins = restricted ? 1 : 2, spin_pairs = restricted ? 1 : 3;
+  const double quarters = spins * p * N * n, kets = spins * p * n * (n + 1) / 2;
+  // The AO tensor, its copy with the ket pair unpacked while a quarter is made, and the quarters.
+  const double a = p * p + p * N * N + quarters;
+  // The quarters and the kets, the vv ket twice while it is redistributed.
+  const double b = quarters + kets + p * v * (v + 1) / 2;
+  // The kets, the bra quarters and MO blocks, and the <vv|vv> integrals:
+  // the chemist blocks (v^4/4 each), the method's <vv||vv> or ladder
+  // halves, and the send and receive buffers of their redistribution.
+  double c = kets + spin_pairs * (N * n * n * n / 2 + o * v * v * v);
+  const double buffers = nranks > 1 ? 2 * v4 : v4;
+  if (!restricted)
+    c += 3 * v4 / 4 + 3 * v4 / 2 + buffers;
+  else if (needs.ladder || needs.blocks)
+    c += v4 / 4 + (needs.ladder ? v4 + v4 / 2 : 0) + (needs.blocks ? v4 : 0) + buffers;
+  return 8 * std::max({a, b, c}) / nranks;
 }
 
 ActiveSpace active_space(const ScfResult& scf, int frozen) {
@@ -178,13 +203,21 @@ class ChemistTransform {
   // tensors here (N^4/4 and N^3 (o+v)/2 words), so the peak holds one stage
   // with the next, not all of them. The larger quarter comes first, while
   // less else is held beside the transient unpacked copy of the AO tensor.
-  ChemistTransform(Tensor ao, std::array<std::array<Tensor, 2>, 2> c, int spins)
+  // step(what) is called on every rank after each of those transformations.
+  ChemistTransform(Tensor ao, std::array<std::array<Tensor, 2>, 2> c, int spins,
+                   const std::function<void(const std::string&)>& step)
       : ctx_(ao.ctx()), n_(ao.shape().lens[0]), ao_(std::move(ao)), c_(std::move(c)) {
     for (int s = 0; s < spins; ++s)
-      for (const char y : {'v', 'o'}) quarter(s, y);
+      for (const char y : {'v', 'o'}) {
+        quarter(s, y);
+        step("quarter transformations, " + std::to_string(quarters_.size()) + " of " + std::to_string(2 * spins));
+      }
     ao_.reset();
     for (int s = 0; s < spins; ++s)
-      for (const auto& [x, y] : {std::pair{'v', 'v'}, std::pair{'o', 'v'}, std::pair{'o', 'o'}}) ket(s, x, y);
+      for (const auto& [x, y] : {std::pair{'v', 'v'}, std::pair{'o', 'v'}, std::pair{'o', 'o'}}) {
+        ket(s, x, y);
+        step("ket transformations, " + std::to_string(kets_.size()) + " of " + std::to_string(3 * spins));
+      }
     quarters_.clear();
   }
 
@@ -286,20 +319,28 @@ cc::MoIntegrals transform_integrals(tensor::Context& ctx, const Basis& basis, co
   const bool restricted = scf.reference == "rhf";
   const tensor::OneOffMoves one_off(ctx);
   const double t0 = now();
-  Tensor ao = ao_integrals(ctx, basis);
+  // After each piece of work: a safe point, and a progress line every 30 s.
+  double last_line = t0;
+  const auto step = [&](const std::string& what) {
+    if (safe_point) safe_point();
+    if (now() < last_line + 30) return;
+    last_line = now();
+    log.print("MO transform: %s, %.0f s\n", what.c_str(), last_line - t0);
+  };
+  Tensor ao = ao_integrals(ctx, basis, kAoBatch, [&](double done) {
+    char what[64];
+    std::snprintf(what, sizeof what, "AO integrals, %.0f%% of the shell pairs", 100 * done);
+    step(what);
+  });
   const double t1 = now();
   log.print("MO transform: AO integrals %.2f s\n", t1 - t0);
-  const auto stop_here = [&] {
-    if (safe_point) safe_point();
-  };
-  stop_here();
   auto block = [&](int s, bool occupied) {
     const Eigen::MatrixXd& C = (s == 0 || restricted) ? scf.C_alpha : scf.C_beta;
     const int first = occupied ? space.frozen[s] : space.frozen[s] + space.occ[s];
     return coefficients(ctx, C, first, occupied ? space.occ[s] : space.vir[s], occupied ? "C_o" : "C_v");
   };
   ChemistTransform chem(std::move(ao), {{{block(0, true), block(0, false)}, {block(1, true), block(1, false)}}},
-                        restricted ? 1 : 2);
+                        restricted ? 1 : 2, step);
   tensor::SpinDims d;
   d.restricted = restricted;
   for (int k = 0; k < 2; ++k) {
@@ -309,7 +350,7 @@ cc::MoIntegrals transform_integrals(tensor::Context& ctx, const Basis& basis, co
   cc::MoIntegrals mo = cc::build_mo_integrals(
       ctx, d, energies(scf, space, true), energies(scf, space, false),
       [&](int s1, int s2, const std::string& sp) -> const Tensor& {
-        stop_here();
+        step("MO blocks, at (" + sp.substr(0, 2) + "|" + sp.substr(2) + ")");
         // Closed shell: alpha and beta orbitals are the same.
         return restricted ? chem(0, 0, sp) : chem(s1, s2, sp);
       },

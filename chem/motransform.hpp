@@ -39,18 +39,29 @@ struct TransformStats {
 };
 
 // needs: which <vv|vv> integrals a restricted reference gets (cc::VvvvNeeds).
-// safe_point, if set, is called on every rank at the same points (after the
-// AO integrals and before each block of MO integrals): a collective point
-// where the caller may stop the run by throwing.
+// safe_point, if set, is called on every rank at the same points (after each
+// round of AO integrals, each quarter and ket transformation, and before each
+// block of MO integrals): a collective point where the caller may stop the
+// run by throwing. Progress lines go to log every 30 s.
 cc::MoIntegrals transform_integrals(tensor::Context& ctx, const Basis& basis, const ScfResult& scf,
                                     const ActiveSpace& space, const par::Log& log, TransformStats* stats = nullptr,
                                     cc::VvvvNeeds needs = {}, const std::function<void()>& safe_point = {});
+
+// Bytes one rank holds at the peak of transform_integrals, from the formula
+// of docs/methods.md: the largest of its stages (the quarter
+// transformations, the ket transformations, the MO blocks with the <vv|vv>
+// integrals `needs` asks for), spread over nranks. Not counted: the program
+// itself, its libraries and MPI (about 100 MB per rank).
+double transform_peak_bytes(int nbf, const ActiveSpace& space, bool restricted, cc::VvvvNeeds needs, int nranks);
 
 // The AO integrals (mu nu|lambda sigma) as a tensor [N,N,N,N] with SY(mu nu)
 // and SY(lambda sigma), computed by the shell quartets of this rank's share
 // and sent to their owners in rounds of about `batch` values per rank (the
 // default, 4M values, keeps that buffer near 250 MB).
 inline constexpr std::size_t kAoBatch = std::size_t{1} << 22;
-tensor::Tensor ao_integrals(tensor::Context& ctx, const Basis& basis, std::size_t batch = kAoBatch);
+// round_done(fraction of this rank's share done) is called on every rank
+// after each round, at the same points.
+tensor::Tensor ao_integrals(tensor::Context& ctx, const Basis& basis, std::size_t batch = kAoBatch,
+                            const std::function<void(double)>& round_done = {});
 
 }  // namespace cyclocc::chem

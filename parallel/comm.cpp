@@ -42,6 +42,15 @@ bool Comm::any(bool flag) const {
   return f != 0;
 }
 
+int Comm::ranks_on_this_node() const {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+  int n = 1;
+  MPI_Comm_size(node, &n);
+  MPI_Comm_free(&node);
+  return n;
+}
+
 void Comm::bcast(void* data, std::size_t bytes, int root) const {
   // MPI counts are int: send large buffers in pieces.
   auto* p = static_cast<char*>(data);

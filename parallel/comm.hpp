@@ -38,6 +38,8 @@ class Comm {
   std::int64_t allreduce_max(std::int64_t x) const;
   // True on every rank if any rank passed true.
   bool any(bool flag) const;
+  // How many ranks of this communicator share this rank's node (its memory). Collective.
+  int ranks_on_this_node() const;
 
   void bcast(void* data, std::size_t bytes, int root) const;
   void bcast(std::vector<double>& v, int root) const;

@@ -48,10 +48,11 @@ void check_mp2(const std::string& id, bool with_ccsd = false) {
   EXPECT_NEAR(scf.energy, c.scf, 1e-8);
   tensor::Context ctx(comm);
   const auto space = chem::active_space(scf, c.in.cc.frozen_core.count);
-  // The safe points: after the AO integrals and before each block.
+  // The safe points: after each round of AO integrals, each quarter and ket
+  // transformation (2 and 3 for a restricted reference), and before each block.
   int safe_points = 0;
   const cc::MoIntegrals mo = chem::transform_integrals(ctx, basis, scf, space, log, nullptr, {}, [&] { ++safe_points; });
-  EXPECT_GE(safe_points, 1 + 5);  // oooo, ooov, oovv, ovov, ovvv at least
+  EXPECT_GE(safe_points, 1 + 2 + 3 + 5);  // blocks oooo, ooov, oovv, ovov, ovvv at least
   EXPECT_EQ(ctx.sum_over_ranks(safe_points), ctx.nranks() * safe_points);
   cc::Amplitudes t(ctx, mo.dims, false);
   cc::mp2_amplitudes(mo, t);
@@ -127,6 +128,22 @@ TEST(MoTransform, AoIntegralsInRoundsOfAnySize) {
     EXPECT_LT(worst, 1e-12) << "rounds of " << batch;
     EXPECT_EQ(ao.data(), whole.data()) << "rounds of " << batch;  // each value written once, into zeros
   }
+}
+
+// The transform's peak estimate is docs/methods.md's formula (words of 8
+// bytes over P ranks, the largest stage), evaluated here by hand.
+TEST(MoTransform, PeakMemoryEstimateIsTheDocumentedFormula) {
+  chem::ActiveSpace s;
+  s.occ = {2, 2};
+  s.vir = {8, 8};
+  // N = 10, p = 55 AO pairs, n = o + v = 10.
+  // RHF MP2: A = p^2 + p N^2 + p N n = 3025 + 5500 + 5500 (B = 5500 + 3025 + 1980, C = 3025 + 5000 + 1024).
+  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, true, {false, false}, 1), 8.0 * 14025);
+  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, true, {false, false}, 2), 8.0 * 14025 / 2);
+  // RHF CCSD at 2 ranks: C + v^4 (1/4 + 1 + 1/2 + 2) = 9049 + 4096 * 3.75.
+  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, true, {false, true}, 2), 8.0 * (9049 + 15360) / 2);
+  // UHF at 1 rank: C = 2 kets + 3 (N n^3/2 + o v^3) + v^4 (3/4 + 3/2 + 1) = 6050 + 18072 + 13312.
+  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, false, {}, 1), 8.0 * (6050 + 18072 + 13312));
 }
 
 TEST(MoTransform, Mp2WaterRhf) { check_mp2("h2o_ccpvdz_rhf"); }

@@ -59,3 +59,9 @@ TEST(Comm, AlltoallvWithKnownCountsMatchesTheCountedExchange) {
   EXPECT_EQ(comm.words_sent() - sent0, out);
   EXPECT_EQ(comm.words_received() - received0, in);
 }
+
+// The tests run on one machine: every rank shares this node.
+TEST(Comm, AllRanksOfOneMachineShareItsNode) {
+  const auto& comm = world();
+  EXPECT_EQ(comm.ranks_on_this_node(), comm.size());
+}

@@ -236,7 +236,9 @@ TEST(Storage, EveryRankKeepsTheSamePrograms) {
       const std::int64_t bytes = ctx.program_bytes();
       EXPECT_EQ(world().allreduce_max(bytes), -world().allreduce_max(-bytes)) << "n " << n << " budget " << budget;
     }
-    if (P > 1 && budget > 20000) EXPECT_GT(ctx.program_bytes(), 0);
+    if (P > 1 && budget > 20000) {
+      EXPECT_GT(ctx.program_bytes(), 0);
+    }
   }
 }
 
