@@ -31,6 +31,22 @@ std::string energy_text(double e) {
   return buf;
 }
 
+// Records a stage's wall time when it ends, also when it ends the run (a
+// stop signal, no convergence).
+class TimingOnExit {
+ public:
+  TimingOnExit(Results& results, std::string key) : results_(results), key_(std::move(key)) {}
+  ~TimingOnExit() { results_.set_timing(key_, clock_.seconds()); }
+  double seconds() const { return clock_.seconds(); }
+  TimingOnExit(const TimingOnExit&) = delete;
+  TimingOnExit& operator=(const TimingOnExit&) = delete;
+
+ private:
+  Results& results_;
+  std::string key_;
+  Stopwatch clock_;
+};
+
 // MP2 from the first-order amplitudes (also the CCSD guess, left in t).
 double run_mp2(RunContext& ctx, const cc::MoIntegrals& mo, const chem::ScfResult& scf, cc::Amplitudes& t) {
   cc::mp2_amplitudes(mo, t);
@@ -53,7 +69,7 @@ cc::SolverResult run_ccsd(RunContext& ctx, const input::Input& in, CcCheckpoint&
 // Its energy is the run's return energy only if it is the method the input
 // asked for (CCSD before (T) or CCSDT is not: docs/results.md).
 void report(RunContext& ctx, const chem::ScfResult& scf, const std::string& method, const cc::SolverResult& res,
-            bool requested) {
+            bool requested, int max_iterations) {
   const std::string& prefix = method;
   ctx.results.set_property(prefix + "_correlation_energy", res.energy);
   ctx.results.set_property(prefix + "_total_energy", scf.energy + res.energy);
@@ -63,7 +79,8 @@ void report(RunContext& ctx, const chem::ScfResult& scf, const std::string& meth
   if (res.stopped) throw Interrupted(interrupted_message(ctx, method, res.iterations));
   if (!res.converged)
     throw ConvergenceError(label + " did not converge in " + std::to_string(res.iterations) +
-                           " iterations (cc.max_iterations; last energy " + energy_text(scf.energy + res.energy) + ")");
+                           " iterations (cc.max_iterations: " + std::to_string(max_iterations) + "; last energy " +
+                           energy_text(scf.energy + res.energy) + ")");
   ctx.log.print("%s converged in %d iterations: correlation %.12f, total %.12f hartree\n", label.c_str(),
                 res.iterations, res.energy, scf.energy + res.energy);
 }
@@ -119,7 +136,7 @@ void report_transform_memory(RunContext& ctx, const chem::Basis& basis, const ch
 // (T) on the converged CCSD amplitudes.
 void run_triples(RunContext& ctx, const chem::ScfResult& scf, const cc::MoIntegrals& mo, const cc::Amplitudes& t,
                  double e_ccsd) {
-  Stopwatch clock;
+  const TimingOnExit clock(ctx.results, "triples");
   const int P = ctx.comm.size();
   const double mb = 8.0 * cc::per_triple_words(mo.dims, P) / 1048576.0;
   const double budget_mb = triples_budget(P) / 1048576.0;
@@ -145,7 +162,6 @@ void run_triples(RunContext& ctx, const chem::ScfResult& scf, const cc::MoIntegr
     ctx.log.print("(T): %ld of %ld %s done (%.0f%%), %.1f s\n", done, total, unit, 100.0 * done / total, last_line);
   };
   const double e_t = cc::triples_correction(mo, t, opt);
-  ctx.results.set_timing("triples", clock.seconds());
   ctx.results.set_property("ccsd_prt_pr_correlation_energy", e_ccsd + e_t);
   ctx.results.set_property("ccsd_prt_pr_total_energy", scf.energy + e_ccsd + e_t);
   ctx.results.set_return_energy(scf.energy + e_ccsd + e_t);
@@ -170,7 +186,6 @@ void stage_correlated(RunContext& ctx, const input::Input& in, const chem::Basis
                       const chem::ScfResult& scf) {
   const std::string& method = in.cc.method;
   if (method == "none") return;
-  Stopwatch clock;
   tensor::Context tctx(ctx.comm);
   const chem::ActiveSpace space = chem::active_space(scf, in.cc.frozen_core.count);
   // Stored amplitudes are checked before the transform, so a bad checkpoint fails at once.
@@ -180,17 +195,18 @@ void stage_correlated(RunContext& ctx, const input::Input& in, const chem::Basis
                 space.frozen[0], space.occ[0], space.occ[1], space.vir[0], space.vir[1]);
   const cc::VvvvNeeds needs{method == "ccsdt", method != "mp2"};
   report_transform_memory(ctx, basis, space, scf.reference == "rhf", needs);
-  const cc::MoIntegrals mo = chem::transform_integrals(tctx, basis, scf, space, ctx.log, nullptr, needs,
-                                                       [&] { ctx.stop_point_during("the MO transform"); });
-  ctx.results.set_timing("motransform", clock.seconds());
+  const cc::MoIntegrals mo = [&] {
+    const TimingOnExit timing(ctx.results, "motransform");
+    return chem::transform_integrals(tctx, basis, scf, space, ctx.log, nullptr, needs,
+                                     [&] { ctx.stop_point_during("the MO transform"); });
+  }();
 
-  Stopwatch cc_clock;
+  const TimingOnExit cc_time(ctx.results, "cc");
   cc::Amplitudes t(tctx, mo.dims, false);
   const double e_mp2 = run_mp2(ctx, mo, scf, t);
   if (method == "mp2") {
     ctx.results.set_return_energy(scf.energy + e_mp2);
     ctx.results.set_timing("cc_iterations", std::vector<double>{});  // MP2 does not iterate
-    ctx.results.set_timing("cc", cc_clock.seconds());
     return;
   }
   // A CCSDT restart with CCSDT amplitudes of its own does not need CCSD again.
@@ -205,16 +221,14 @@ void stage_correlated(RunContext& ctx, const input::Input& in, const chem::Basis
   // own list stays empty until its iterations start.)
   ctx.results.set_timing(method == "ccsdt" ? "ccsd_iterations" : "cc_iterations", ccsd.seconds);
   if (method == "ccsdt") ctx.results.set_timing("cc_iterations", std::vector<double>{});
-  if (!stored_ccsdt || ckpt.stored("ccsd")) report(ctx, scf, "ccsd", ccsd, method == "ccsd");
+  if (!stored_ccsdt || ckpt.stored("ccsd")) report(ctx, scf, "ccsd", ccsd, method == "ccsd", in.cc.max_iterations);
   if (method != "ccsd") stop_after_method(ctx, "ccsd", ccsd.iterations);  // a safe point before (T) or CCSDT
   if (method == "ccsd(t)") run_triples(ctx, scf, mo, t, ccsd.energy);
   if (method == "ccsdt") {
     const cc::SolverResult res = run_ccsdt(ctx, in, ckpt, mo, t);
     ctx.results.set_timing("cc_iterations", res.seconds);
-    ctx.results.set_timing("cc", cc_clock.seconds());
-    report(ctx, scf, "ccsdt", res, true);
+    report(ctx, scf, "ccsdt", res, true, in.cc.max_iterations);
   }
-  ctx.results.set_timing("cc", cc_clock.seconds());
 }
 
 }  // namespace cyclocc::app

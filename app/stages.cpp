@@ -132,7 +132,8 @@ chem::ScfResult stage_scf(RunContext& ctx, const input::Input& in, const chem::B
     char energy[32];
     std::snprintf(energy, sizeof energy, "%.12f", scf.energy);
     throw ConvergenceError("SCF did not converge in " + std::to_string(scf.iterations) +
-                           " iterations (scf.max_iterations; last energy " + energy + ")");
+                           " iterations (scf.max_iterations: " + std::to_string(in.scf.max_iterations) +
+                           "; last energy " + energy + ")");
   }
   if (!from_checkpoint) write_scf_checkpoint(ctx, in, basis, scf);
   // A safe point after writing the checkpoint, unless the SCF was all there

@@ -77,7 +77,7 @@ TEST_F(ProgramTest, ScfThatDoesNotConvergeIsExit3WithTheLastEnergy) {
   const auto input = water_input("nc", [](YAML::Node& in) { in["scf"]["max_iterations"] = 2; });
   const auto r = cyclocc({input.string()});
   EXPECT_EQ(r.exit_code, 3);
-  expect_one_error_line(r, {"SCF did not converge in 2 iterations"});
+  expect_one_error_line(r, {"SCF did not converge in 2 iterations (scf.max_iterations: 2;"});
   const auto j = results("nc.json");
   EXPECT_FALSE(j["success"].as<bool>());
   EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "convergence_error");
@@ -152,7 +152,7 @@ TEST_F(ProgramTest, UnconvergedCcsdBeforeTheRequestedMethodHasNoReturnEnergy) {
     });
     const auto r = cyclocc({input.string()});
     EXPECT_EQ(r.exit_code, 3) << method;
-    expect_one_error_line(r, {"CCSD did not converge in 2 iterations"});
+    expect_one_error_line(r, {"CCSD did not converge in 2 iterations (cc.max_iterations: 2;"});
     const auto j = results("nc.json");
     EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "convergence_error") << method;
     EXPECT_TRUE(j["return_energy"].IsNull()) << method;
@@ -160,6 +160,12 @@ TEST_F(ProgramTest, UnconvergedCcsdBeforeTheRequestedMethodHasNoReturnEnergy) {
     EXPECT_LT(j["properties"]["ccsd_total_energy"].as<double>(), j["properties"]["scf_total_energy"].as<double>());
     const auto timings = j["extras"]["timings"];
     EXPECT_EQ(timings["cc_iterations"].size(), method == "ccsdt" ? 0u : 2u) << method;
+    // The stages that ran have their times, also the one that ended the run.
+    EXPECT_GT(timings["motransform"].as<double>(), 0) << method;
+    double iterations = 0;
+    for (const auto& x : timings[method == "ccsdt" ? "ccsd_iterations" : "cc_iterations"]) iterations += x.as<double>();
+    EXPECT_GE(timings["cc"].as<double>(), iterations) << method;
+    EXPECT_FALSE(timings["triples"].IsDefined()) << method;
     if (method == "ccsdt") {
       EXPECT_EQ(timings["ccsd_iterations"].size(), 2u);
     }
