@@ -60,6 +60,12 @@ void print_input_summary(const RunContext& ctx, const input::Input& in) {
 void print_basis(const RunContext& ctx, const chem::Basis& basis) {
   ctx.log.print("basis: %s, %s, %d basis functions, %zu shells\n", basis.name.c_str(),
                 basis.pure ? "spherical" : "cartesian", basis.nbf, basis.shells.size());
+  if (basis.pure_by_default && basis.max_l >= 2)
+    ctx.log.print("warning: basis: %s has no 'spherical' or 'cartesian' first line and the input no puream, so its "
+                  "d and higher shells are spherical; the shipped library's files have no such line (their "
+                  "convention is in share/basis/index.yaml), so a copy of a cartesian set (the 6-31G family) "
+                  "needs puream: false\n",
+                  basis.name.c_str());
 }
 
 void print_energies(const RunContext& ctx, const chem::ScfResult& scf) {

@@ -159,6 +159,7 @@ Basis load_basis(const input::Input& in) {
     const bool pure = in.puream.value_or(file.pure.value_or(true));
     Basis b = make_basis(file, in.molecule.atoms, pure, where + in.basis);
     b.name = in.basis;
+    b.pure_by_default = !in.puream && !file.pure;
     return b;
   }
   const std::string dir = basis_library_dir();

@@ -20,6 +20,9 @@ struct Basis {
   std::string name;                  // library name or file path, as in the input
   std::string file;                  // the .g94 file that was read
   bool pure = true;                  // spherical (true) or cartesian d/f/g shells
+  // Spherical only by default: a basis file without a spherical/cartesian
+  // first line, and no puream in the input.
+  bool pure_by_default = false;
   std::vector<libint2::Shell> shells;
   std::vector<int> shell_atom;       // atom index of each shell
   std::vector<int> shell_offset;     // first basis function of each shell

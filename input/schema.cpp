@@ -63,7 +63,7 @@ std::vector<KeySpec> make_schema() {
            "containing `/` or ending in `.g94`/`.gbs` is a path.")
           .required(),
       Spec("puream", K::Boolean, "true: spherical (pure) shells for l >= 2; false: cartesian.")
-          .doc("the basis set's convention"),
+          .doc("the basis set's convention (a file's `spherical`/`cartesian` first line; spherical without one)"),
 
       Spec("scf", K::Section, "Self-consistent field options."),
       Spec("scf.reference", K::Choice,

@@ -228,12 +228,16 @@ TEST(G94, UserFileWithoutHeaderDefaultsToSpherical) {
   auto in = make_input(path, water());
   in.basis_is_file = true;
   EXPECT_EQ(load_basis(in).nbf, 1 + 5 + 2);
+  EXPECT_TRUE(load_basis(in).pure_by_default);  // the log warns (app/driver.cpp)
   in.puream = false;
   EXPECT_EQ(load_basis(in).nbf, 1 + 6 + 2);
+  EXPECT_FALSE(load_basis(in).pure_by_default);
   const std::string cart = write_temp("cyclocc_user_cart.g94", "cartesian\n" + std::string("O 0\nD 1 1.0\n 0.8 1.0\n****\nH 0\nS 1 1.0\n 0.5 1.0\n****\n"));
   in.basis = cart;
   in.puream.reset();
   EXPECT_EQ(load_basis(in).nbf, 6 + 2);
+  EXPECT_FALSE(load_basis(in).pure_by_default);
+  EXPECT_FALSE(load_basis(make_input("cc-pvdz", water())).pure_by_default);  // the library's index says
 }
 
 TEST(BasisLibrary, EnvironmentVariableOverridesTheFolder) {
