@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-#include <libint2.hpp>
 #include <numeric>
 
 #include "chem/basis.hpp"
@@ -14,6 +13,7 @@
 #include "chem/motransform.hpp"
 #include "chem/scf.hpp"
 #include "tensor/shape.hpp"
+#include "tests/dense_eri.hpp"
 #include "tests/mpi_world.hpp"
 
 using namespace cyclocc;
@@ -78,30 +78,13 @@ const auto* const libint_env = ::testing::AddGlobalTestEnvironment(new Libint);
 
 }  // namespace
 
-// Slow twin of ao_integrals: every (mn|ls) of the basis from all shell
-// quartets, without screening or symmetry.
+// Slow twin of ao_integrals: every (mn|ls) of the basis, dense.
 std::vector<double> dense_eri(const chem::Basis& b) {
   const std::size_t n = b.nbf;
   std::vector<double> out(n * n * n * n);
-  libint2::Engine engine(libint2::Operator::coulomb, b.max_nprim, b.max_l, 0);
-  engine.set_precision(0.0);
-  const auto& sh = b.shells;
-  for (std::size_t s1 = 0; s1 < sh.size(); ++s1)
-    for (std::size_t s2 = 0; s2 < sh.size(); ++s2)
-      for (std::size_t s3 = 0; s3 < sh.size(); ++s3)
-        for (std::size_t s4 = 0; s4 < sh.size(); ++s4) {
-          engine.compute(sh[s1], sh[s2], sh[s3], sh[s4]);
-          const double* v = engine.results()[0];
-          std::size_t k = 0;
-          for (std::size_t f1 = 0; f1 < sh[s1].size(); ++f1)
-            for (std::size_t f2 = 0; f2 < sh[s2].size(); ++f2)
-              for (std::size_t f3 = 0; f3 < sh[s3].size(); ++f3)
-                for (std::size_t f4 = 0; f4 < sh[s4].size(); ++f4, ++k) {
-                  const std::size_t i = b.shell_offset[s1] + f1, j = b.shell_offset[s2] + f2;
-                  const std::size_t l = b.shell_offset[s3] + f3, m = b.shell_offset[s4] + f4;
-                  out[((i * n + j) * n + l) * n + m] = v ? v[k] : 0.0;
-                }
-        }
+  test::for_each_eri(b, [&](std::size_t i, std::size_t j, std::size_t k, std::size_t l, double v) {
+    out[((i * n + j) * n + k) * n + l] = v;
+  });
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include "chem/linalg.hpp"
 #include "chem/molecule.hpp"
 #include "tests/chem/chem_test.hpp"
+#include "tests/dense_eri.hpp"
 
 namespace cyclocc::chem {
 namespace {
@@ -84,48 +85,23 @@ TEST(OneElectron, SymmetryNormalisationDefiniteness) {
 TEST(Schwarz, BoundsEveryIntegralOfASmallBasis) {
   const Basis b = load_basis(make_input("6-31g*", distorted_water()));
   const Eigen::MatrixXd q = schwarz_matrix(b);
-  libint2::Engine engine(libint2::Operator::coulomb, b.max_nprim, b.max_l, 0);
-  engine.set_precision(0.0);
-  const auto& buf = engine.results();
-  const auto& sh = b.shells;
-  for (std::size_t s1 = 0; s1 < sh.size(); ++s1)
-    for (std::size_t s2 = 0; s2 < sh.size(); ++s2)
-      for (std::size_t s3 = 0; s3 < sh.size(); ++s3)
-        for (std::size_t s4 = 0; s4 < sh.size(); ++s4) {
-          engine.compute(sh[s1], sh[s2], sh[s3], sh[s4]);
-          if (!buf[0]) continue;
-          const std::size_t n = sh[s1].size() * sh[s2].size() * sh[s3].size() * sh[s4].size();
-          for (std::size_t k = 0; k < n; ++k)
-            ASSERT_LE(std::abs(buf[0][k]), q(s1, s2) * q(s3, s4) * (1 + 1e-12));
-        }
+  std::vector<int> shell_of;  // of each basis function
+  for (std::size_t s = 0; s < b.shells.size(); ++s) shell_of.resize(shell_of.size() + b.shells[s].size(), s);
+  int above = 0;
+  test::for_each_eri(b, [&](int i, int j, int k, int l, double v) {
+    if (std::abs(v) > q(shell_of[i], shell_of[j]) * q(shell_of[k], shell_of[l]) * (1 + 1e-12)) ++above;
+  });
+  EXPECT_EQ(above, 0);
 }
 
 // Slow twin of the J/K build: every AO integral (ij|kl) without symmetry.
 JK naive_jk(const Basis& b, const Eigen::MatrixXd& Dj, const std::vector<Eigen::MatrixXd>& Dk) {
   const int n = b.nbf;
   JK out{Eigen::MatrixXd::Zero(n, n), std::vector<Eigen::MatrixXd>(Dk.size(), Eigen::MatrixXd::Zero(n, n))};
-  libint2::Engine engine(libint2::Operator::coulomb, b.max_nprim, b.max_l, 0);
-  engine.set_precision(0.0);
-  const auto& buf = engine.results();
-  const auto& sh = b.shells;
-  for (std::size_t s1 = 0; s1 < sh.size(); ++s1)
-    for (std::size_t s2 = 0; s2 < sh.size(); ++s2)
-      for (std::size_t s3 = 0; s3 < sh.size(); ++s3)
-        for (std::size_t s4 = 0; s4 < sh.size(); ++s4) {
-          engine.compute(sh[s1], sh[s2], sh[s3], sh[s4]);
-          if (!buf[0]) continue;
-          int k1234 = 0;
-          for (std::size_t f1 = 0; f1 < sh[s1].size(); ++f1)
-            for (std::size_t f2 = 0; f2 < sh[s2].size(); ++f2)
-              for (std::size_t f3 = 0; f3 < sh[s3].size(); ++f3)
-                for (std::size_t f4 = 0; f4 < sh[s4].size(); ++f4, ++k1234) {
-                  const int i = b.shell_offset[s1] + f1, j = b.shell_offset[s2] + f2;
-                  const int k = b.shell_offset[s3] + f3, l = b.shell_offset[s4] + f4;
-                  const double v = buf[0][k1234];
-                  out.J(i, j) += v * Dj(k, l);                                  // J_ij = (ij|kl) D_kl
-                  for (std::size_t s = 0; s < Dk.size(); ++s) out.K[s](i, k) += v * Dk[s](j, l);  // K_ik = (ij|kl) D_jl
-                }
-        }
+  test::for_each_eri(b, [&](int i, int j, int k, int l, double v) {
+    out.J(i, j) += v * Dj(k, l);                                                    // J_ij = (ij|kl) D_kl
+    for (std::size_t s = 0; s < Dk.size(); ++s) out.K[s](i, k) += v * Dk[s](j, l);  // K_ik = (ij|kl) D_jl
+  });
   return out;
 }
 
