@@ -5,14 +5,13 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
-#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "app/cc_checkpoint.hpp"
 #include "app/errors.hpp"
+#include "app/memory.hpp"
 #include "app/stages.hpp"
 #include "chem/cc/ccsd.hpp"
 #include "chem/cc/ccsdt.hpp"
@@ -92,33 +91,9 @@ double triples_budget(int nranks) {
   return bytes / (4.0 * nranks);
 }
 
-// Bytes this process may still use: the node's MemAvailable, or less if its
-// cgroup (a batch system's memory limit, cgroup v2) has less room left;
-// infinite if neither can be read.
-double available_bytes() {
-  double avail = std::numeric_limits<double>::infinity();
-  std::ifstream meminfo("/proc/meminfo");
-  for (std::string key; meminfo >> key;) {
-    double kb = 0;
-    meminfo >> kb;
-    if (key == "MemAvailable:") avail = 1024 * kb;
-    meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-  }
-  std::ifstream cgroup("/proc/self/cgroup");
-  std::string line;
-  while (std::getline(cgroup, line)) {
-    if (line.rfind("0::", 0) != 0) continue;
-    const std::string dir = "/sys/fs/cgroup" + line.substr(3);
-    std::ifstream max_file(dir + "/memory.max"), current_file(dir + "/memory.current");
-    double max = 0, current = 0;
-    if (max_file >> max && current_file >> current) avail = std::min(avail, max - current);  // "max": no limit
-  }
-  return avail;
-}
-
 // The transform's estimated peak per rank (chem::transform_peak_bytes and
 // about 100 MB for the program, its libraries and MPI), and a warning where a
-// node has less memory available for each of its ranks.
+// node has less memory available for each of its ranks (app/memory.hpp).
 void report_transform_memory(RunContext& ctx, const chem::Basis& basis, const chem::ActiveSpace& space,
                              bool restricted, cc::VvvvNeeds needs) {
   constexpr double kProgramBytes = 100.0 * 1048576;

@@ -122,11 +122,11 @@ chem::ScfResult stage_scf(RunContext& ctx, const input::Input& in, const chem::B
   chem::ScfResult scf = from_checkpoint ? *stored : chem::run_scf(ctx.comm, in, basis, ctx.log, start);
   ctx.results.set_extra("scf_from_checkpoint", from_checkpoint);
   ctx.results.set_property("scf_iterations", scf.iterations);
+  ctx.results.set_timing("scf", clock.seconds());
   if (scf.stopped) stop_in_scf(ctx, in, basis, scf);
 
   ctx.results.set_property("nuclear_repulsion_energy", scf.nuclear_repulsion);
   ctx.results.set_property("scf_total_energy", scf.energy);
-  ctx.results.set_timing("scf", clock.seconds());
   if (in.cc.method == "none") ctx.results.set_return_energy(scf.energy);
   if (!scf.converged) {
     char energy[32];

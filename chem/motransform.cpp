@@ -157,15 +157,15 @@ double transform_peak_bytes(int nbf, const ActiveSpace& space, bool restricted, 
   const double a = p * p + p * N * N + quarters;
   // The quarters and the kets, the vv ket twice while it is redistributed.
   const double b = quarters + kets + p * v * (v + 1) / 2;
-  // The kets, the bra quarters and MO blocks, and the <vv|vv> integrals:
-  // the chemist blocks (v^4/4 each), the method's <vv||vv> or ladder
-  // halves, and the send and receive buffers of their redistribution.
-  double c = kets + spin_pairs * (N * n * n * n / 2 + o * v * v * v);
+  // The kets, the bra quarters and MO blocks (and a transient copy of the
+  // largest bra quarter), and the <vv|vv> integrals: the chemist blocks
+  // (v^4/4 each), the method's <vv||vv> or ladder halves, and the send and
+  // receive buffers of their redistribution.
+  double c = kets + (spin_pairs + 1) * N * n * n * n / 2 + spin_pairs * o * v * v * v;
   const double buffers = nranks > 1 ? 2 * v4 : v4;
-  if (!restricted)
-    c += 3 * v4 / 4 + 3 * v4 / 2 + buffers;
-  else if (needs.ladder || needs.blocks)
-    c += v4 / 4 + (needs.ladder ? v4 + v4 / 2 : 0) + (needs.blocks ? v4 : 0) + buffers;
+  const bool vvvv = needs.ladder || needs.blocks;  // MP2 builds none
+  if (vvvv && !restricted) c += 3 * v4 / 4 + 3 * v4 / 2 + buffers;
+  if (vvvv && restricted) c += v4 / 4 + (needs.ladder ? v4 + v4 / 2 : 0) + (needs.blocks ? v4 : 0) + buffers;
   return 8 * std::max({a, b, c}) / nranks;
 }
 

@@ -75,14 +75,15 @@ MoIntegrals::MoIntegrals(tensor::Context& ctx, const SpinDims& d, bool with_vvvv
       oovv(ctx, d, "oovv", pair_sym("oovv"), "<oo||vv>"),
       ovov(ctx, d, "ovov", pair_sym("ovov"), "<ov||ov>"),
       ovvv(ctx, d, "ovvv", pair_sym("ovvv"), "<ov||vv>") {
-  if (with_vvvv || !d.restricted) vvvv.emplace(ctx, d, "vvvv", pair_sym("vvvv"), "<vv||vv>");
+  if (with_vvvv) vvvv.emplace(ctx, d, "vvvv", pair_sym("vvvv"), "<vv||vv>");
 }
 
 MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
                                const std::array<std::vector<double>, 2>& eps_occ,
                                const std::array<std::vector<double>, 2>& eps_vir, const ChemistBlock& chem,
                                VvvvNeeds needs) {
-  MoIntegrals mo(ctx, d, needs.blocks);
+  // <vv||vv> for CCSDT, and for the open-shell CCSD ladder.
+  MoIntegrals mo(ctx, d, needs.blocks || (!d.restricted && needs.ladder));
   mo.eps_occ = eps_occ;
   mo.eps_vir = eps_vir;
   fill_fock(mo.f_oo, eps_occ, eps_vir);

@@ -30,8 +30,8 @@ struct MoIntegrals {
   std::array<std::vector<double>, 2> eps_occ, eps_vir;
   SpinTensor f_oo, f_ov, f_vv;
   SpinTensor oooo, ooov, oovv, ovov, ovvv;
-  // Only when asked for (CCSDT) or unrestricted: restricted CCSD uses the
-  // closed-shell ladder's halves below instead.
+  // Only when asked for (CCSDT, and unrestricted CCSD): restricted CCSD uses
+  // the closed-shell ladder's halves below instead, MP2 neither.
   std::optional<SpinTensor> vvvv;
   // Restricted only: the opposite-spin <ab|ef> = vvvv's spatial block split into its
   // parts symmetric and antisymmetric under e <-> f (equal to those under
@@ -65,9 +65,10 @@ struct MoIntegrals {
 // and SY(rs) likewise. s1 <= s2.
 using ChemistBlock = std::function<const Tensor&(int s1, int s2, const std::string& spaces)>;
 
-// Which of the largest integrals a method needs, for a restricted reference
-// (unrestricted ones always get the <vv||vv> blocks): MP2 none, CCSD the
-// closed-shell ladder's halves, CCSDT both.
+// Which of the largest integrals a method needs: MP2 none; CCSD its ladder
+// (`ladder`: the closed-shell halves below for a restricted reference, the
+// <vv||vv> blocks for an unrestricted one); CCSDT also the <vv||vv> blocks
+// (`blocks`).
 struct VvvvNeeds {
   bool blocks = true;
   bool ladder = true;

@@ -109,6 +109,7 @@ TEST(Driver, ASignalOnOneRankStopsEveryRankInTheScfAndTheRestartGoesOn) {
     const YAML::Node j = YAML::LoadFile((w.dir / "water.json").string());
     EXPECT_EQ(j["properties"]["scf_iterations"].as<int>(), 1);
     EXPECT_FALSE(j["properties"]["scf_total_energy"].IsDefined());  // not an SCF energy yet
+    EXPECT_GT(j["extras"]["timings"]["scf"].as<double>(), 0);
   }
 
   w.options.restart = true;

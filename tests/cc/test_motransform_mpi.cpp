@@ -120,13 +120,18 @@ TEST(MoTransform, PeakMemoryEstimateIsTheDocumentedFormula) {
   s.occ = {2, 2};
   s.vir = {8, 8};
   // N = 10, p = 55 AO pairs, n = o + v = 10.
-  // RHF MP2: A = p^2 + p N^2 + p N n = 3025 + 5500 + 5500 (B = 5500 + 3025 + 1980, C = 3025 + 5000 + 1024).
-  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, true, {false, false}, 1), 8.0 * 14025);
-  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, true, {false, false}, 2), 8.0 * 14025 / 2);
-  // RHF CCSD at 2 ranks: C + v^4 (1/4 + 1 + 1/2 + 2) = 9049 + 4096 * 3.75.
-  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, true, {false, true}, 2), 8.0 * (9049 + 15360) / 2);
-  // UHF at 1 rank: C = 2 kets + 3 (N n^3/2 + o v^3) + v^4 (3/4 + 3/2 + 1) = 6050 + 18072 + 13312.
-  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, false, {}, 1), 8.0 * (6050 + 18072 + 13312));
+  // RHF MP2: C = kets + 2 N n^3/2 + o v^3 = 3025 + 10000 + 1024, just above
+  // A = p^2 + p N^2 + p N n = 3025 + 5500 + 5500 (B = 5500 + 3025 + 1980).
+  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, true, {false, false}, 1), 8.0 * 14049);
+  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, true, {false, false}, 2), 8.0 * 14049 / 2);
+  // One more basis function: A (p = 66) is the largest.
+  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(11, s, true, {false, false}, 1), 8.0 * (66 * 66 + 66 * 121 + 66 * 110));
+  // RHF CCSD at 2 ranks: C + v^4 (1/4 + 1 + 1/2 + 2) = 14049 + 4096 * 3.75.
+  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, true, {false, true}, 2), 8.0 * (14049 + 15360) / 2);
+  // UHF at 1 rank: C = 2 kets + 4 N n^3/2 + 3 o v^3 + v^4 (3/4 + 3/2 + 1) = 6050 + 23072 + 13312.
+  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, false, {}, 1), 8.0 * (6050 + 23072 + 13312));
+  // UHF MP2 builds no <vv|vv> integrals: C = 6050 + 23072 is still the largest stage.
+  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, false, {false, false}, 1), 8.0 * (6050 + 23072));
 }
 
 TEST(MoTransform, Mp2WaterRhf) { check_mp2("h2o_ccpvdz_rhf"); }

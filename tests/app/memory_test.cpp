@@ -1,0 +1,69 @@
+// available_bytes() on fake /proc and /sys/fs/cgroup trees: MemAvailable,
+// and the room under cgroup v2 and v1 limits, a parent's limit included.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "app/memory.hpp"
+
+using cyclocc::app::available_bytes;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+class Memory : public testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("cyclocc_memory_test_" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "proc" / "self");
+    write("proc/meminfo", "MemTotal:       25165824 kB\nMemAvailable:    8388608 kB\nBuffers:  1 kB\n");  // 8 GiB
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  void write(const std::string& file, const std::string& text) {
+    fs::create_directories((root_ / file).parent_path());
+    std::ofstream(root_ / file) << text;
+  }
+  double available() const { return available_bytes((root_ / "proc").string(), (root_ / "cgroup").string()); }
+
+  fs::path root_;
+};
+
+}  // namespace
+
+TEST_F(Memory, WithoutCgroupLimitsTheNodesMemAvailable) {
+  write("proc/self/cgroup", "0::/user.slice/job\n");
+  write("cgroup/user.slice/job/memory.max", "max\n");
+  write("cgroup/user.slice/job/memory.current", "1000\n");
+  EXPECT_DOUBLE_EQ(available(), 8 * kGiB);
+}
+
+TEST_F(Memory, NoFilesAtAllIsUnknown) {
+  fs::remove(root_ / "proc" / "meminfo");
+  EXPECT_TRUE(std::isinf(available()));
+}
+
+// Slurm and systemd put the limit on a parent group.
+TEST_F(Memory, CgroupV2LimitOfAParent) {
+  write("proc/self/cgroup", "0::/job_7/step_0/\n");
+  write("cgroup/job_7/memory.max", std::to_string(3 * kGiB) + "\n");
+  write("cgroup/job_7/memory.current", std::to_string(1 * kGiB) + "\n");
+  write("cgroup/job_7/step_0/memory.max", "max\n");
+  write("cgroup/job_7/step_0/memory.current", "4096\n");
+  EXPECT_DOUBLE_EQ(available(), 2 * kGiB);
+}
+
+TEST_F(Memory, CgroupV1MemoryController) {
+  write("proc/self/cgroup", "12:cpu,cpuacct:/job\n5:memory:/job/task\n0::/\n");
+  write("cgroup/memory/job/memory.limit_in_bytes", std::to_string(4 * kGiB) + "\n");
+  write("cgroup/memory/job/memory.usage_in_bytes", std::to_string(1.5 * kGiB) + "\n");
+  write("cgroup/memory/job/task/memory.limit_in_bytes", "9223372036854771712\n");  // v1's "no limit"
+  write("cgroup/memory/job/task/memory.usage_in_bytes", "4096\n");
+  EXPECT_DOUBLE_EQ(available(), 2.5 * kGiB);
+}
