@@ -304,6 +304,7 @@ ScfResult run_scf(const par::Comm& comm, const input::Input& in, const Basis& ba
   const Setup su = make_setup(in, basis);
   const int done = start.resume ? start.resume->iterations : 0;  // by the stopped SCF
   log_header(log, su, start.resume ? "the orbitals of iteration " + std::to_string(done) : in.scf.guess, basis);
+  if (done >= in.scf.max_iterations) return used_up(log, *start.resume, in.scf.max_iterations);
   FockBuilder fb(basis, comm.rank(), comm.size());
   Diis diis(in.scf.diis);
   Polish polish(in.scf.convergence, in.cc.method != "none");
@@ -334,7 +335,6 @@ ScfResult run_scf(const par::Comm& comm, const input::Input& in, const Basis& ba
       break;
     }
   }
-  if (history.empty()) return used_up(log, *start.resume, in.scf.max_iterations);
   ScfResult res = make_result(su, step);
   res.converged = step.converged;
   res.stopped = stopped;
