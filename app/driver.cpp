@@ -10,6 +10,7 @@
 #include "app/errors.hpp"
 #include "app/outputs.hpp"
 #include "app/stages.hpp"
+#include "tensor/blas_core.hpp"
 
 #ifndef CYCLOCC_VERSION
 #define CYCLOCC_VERSION "unknown"
@@ -44,6 +45,7 @@ void print_header(const RunContext& ctx, const CliOptions& options) {
   ctx.log.print("cyclocc %s, coupled-cluster energies\n", CYCLOCC_VERSION);
   ctx.log.print("ranks: %d\n", ctx.comm.size());
   ctx.log.print("input: %s\n", options.input.c_str());
+  if (const std::string blas = tensor::openblas_kernels_note(); !blas.empty()) ctx.log.print("%s\n", blas.c_str());
 }
 
 void print_input_summary(const RunContext& ctx, const input::Input& in) {

@@ -14,6 +14,7 @@
 #include "app/signals.hpp"
 #include "chem/libint_session.hpp"
 #include "parallel/comm.hpp"
+#include "tensor/blas_core.hpp"
 
 #ifndef CYCLOCC_VERSION
 #define CYCLOCC_VERSION "unknown"
@@ -62,6 +63,8 @@ void keep_freed_memory() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First: it may start the program again, with OpenBLAS's kernels for this processor.
+  cyclocc::tensor::use_fitting_openblas_kernels(argv);
   keep_freed_memory();
   std::set_terminate(on_terminate);
   // Before MPI_Init, so that a stop signal during start-up is remembered

@@ -236,6 +236,13 @@ compare() {
 }
 
 echo "cyclocc: $exe; peers:${peers:-none} (at $peer_np); scratch: $work"
+# Where OpenBLAS falls back to generic kernels on this processor, cyclocc and
+# bench_tensor start again with OPENBLAS_CORETYPE set (tensor/blas_core.hpp);
+# the peers use the same OpenBLAS, so every program gets the same kernels.
+if [ -z "${OPENBLAS_CORETYPE:-}" ] && [ -x "$build/bench/tensor/bench_tensor" ]; then
+  core=$("$build/bench/tensor/bench_tensor" --quick 2>/dev/null | sed -n 's/.*running with OPENBLAS_CORETYPE=\([A-Za-z0-9]*\).*/\1/p')
+  [ -z "$core" ] || { export OPENBLAS_CORETYPE=$core; echo "OpenBLAS chose generic kernels here: OPENBLAS_CORETYPE=$core for every program"; }
+fi
 for np in $ranks; do
   printf -v "yard_$np" '%s' "$(yardstick "$np")"; v=yard_$np
   echo "yardstick: $np concurrent dgemm processes, ${!v} GFLOP/s in total (bench_tensor --quick)"

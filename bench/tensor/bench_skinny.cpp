@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "tensor/blas_core.hpp"
 #include "tensor/pair_product.hpp"
 #include "tensor/skinny_gemm.hpp"
 
@@ -103,6 +104,7 @@ void both_orders(const char* name, std::int64_t blocks, std::int64_t v, std::int
 }  // namespace
 
 int main(int argc, char** argv) {
+  cyclocc::tensor::use_fitting_openblas_kernels(argv);  // before MPI: it may start the program again
   const bool sweep = argc > 1 && std::string(argv[1]) == "--sweep";
   const double yard = yardstick();
   std::printf("yardstick: one process, 2000^3 dgemm, %.1f GFLOP/s\n", yard);

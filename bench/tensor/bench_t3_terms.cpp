@@ -15,6 +15,7 @@
 
 #include "bench/tensor/bench_common.hpp"
 #include "parallel/comm.hpp"
+#include "tensor/blas_core.hpp"
 #include "tensor/contract.hpp"
 
 using namespace cyclocc;
@@ -39,6 +40,7 @@ struct Term {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tensor::use_fitting_openblas_kernels(argv);  // before MPI: it may start the program again
   par::Environment env(&argc, &argv);
   par::Comm& comm = env.world();
   const bool table = argc > 1 && std::string(argv[1]) == "--table";

@@ -20,6 +20,7 @@
 
 #include "bench/tensor/bench_common.hpp"
 #include "parallel/comm.hpp"
+#include "tensor/blas_core.hpp"
 #include "tensor/contract.hpp"
 
 using namespace cyclocc;
@@ -112,6 +113,7 @@ double triples(double n) { return n * (n - 1) * (n - 2) / 6; }
 }  // namespace
 
 int main(int argc, char** argv) {
+  tensor::use_fitting_openblas_kernels(argv);  // before MPI: it may start the program again
   par::Environment env(&argc, &argv);
   par::Comm& comm = env.world();
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
@@ -121,6 +123,10 @@ int main(int argc, char** argv) {
   if (comm.root())
     std::printf("ranks %d: yardstick = %d concurrent dgemm processes, %.2f GFLOP/s in total\n", comm.size(),
                 comm.size(), yard);
+  if (comm.root()) {
+    const std::string note = tensor::openblas_kernels_note();
+    std::printf("%s\n", note.empty() ? ("BLAS: OpenBLAS kernels " + tensor::openblas_core()).c_str() : note.c_str());
+  }
   tensor::Context ctx(comm);
   const double V = v, O = o;
   std::vector<Case> cases = {
