@@ -85,7 +85,7 @@ void skinny_gemm_on(SkinnyIsa isa, std::int64_t M, std::int64_t N, std::int64_t 
   if (isa == SkinnyIsa::avx512) return skinny_gemm_avx512(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
 #endif
 #ifdef CYCLOCC_SKINNY_AVX2
-  if (isa == SkinnyIsa::avx2) return run_skinny<16>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+  if (isa == SkinnyIsa::avx2) return run_skinny<Ymm, 16>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
 #endif
   (void)M, (void)K, (void)alpha, (void)A, (void)lda, (void)B, (void)ldb, (void)b_trans, (void)C, (void)ldc, (void)add;
   throw std::logic_error("skinny_gemm: instruction set not available in this build or on this processor");

@@ -27,8 +27,8 @@ bool skinny_gemm_fits(std::int64_t M, std::int64_t N, std::int64_t K, bool a_tra
 void skinny_gemm(std::int64_t M, std::int64_t N, std::int64_t K, double alpha, const double* A, std::int64_t lda,
                  const double* B, std::int64_t ldb, bool b_trans, double beta, double* C, std::int64_t ldc);
 
-// The builds of the kernel: AVX2 (16 vector registers) and AVX-512VL (32,
-// twice the rows per pass over op(B)).
+// The builds of the kernel: AVX2 (16 256-bit vector registers) and AVX-512
+// (32 512-bit ones, with AVX-512VL for the 256-bit row kernel).
 enum class SkinnyIsa { avx2, avx512 };
 
 // The builds this binary has and this processor runs, narrowest first (empty

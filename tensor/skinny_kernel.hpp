@@ -1,21 +1,22 @@
 // (internal) The register kernel of skinny_gemm (skinny_gemm.hpp), written
-// once and compiled twice: for AVX2 with 16 vector registers
-// (skinny_gemm.cpp) and with AVX-512VL's 32 (skinny_gemm_avx512.cpp, chosen at
-// run time where the processor has it). Included only by those two files; the
-// anonymous namespace gives each its own copy.
+// once and compiled twice: for AVX2 with 16 256-bit vector registers
+// (skinny_gemm.cpp) and for AVX-512 with 32 512-bit ones
+// (skinny_gemm_avx512.cpp, chosen at run time where the processor has it).
+// Included only by those two files; the anonymous namespace gives each its
+// own copy.
 //
 // OpenBLAS packs every element of A (M x K) into its own buffer before its
 // kernel reads it, and with N <= 16 columns each element then serves only N
 // multiply-adds. Here A is read once, where it lies, and each element is
 // broadcast against a row of op(B) held in registers' width: C's row i,
-// columns 4v..4v+3, accumulates A[i][k] * Bp[k][4v..4v+3] over k, R rows of A
-// at a time (R x NV vector accumulators, NV = ceil(N / 4)). Bp is op(B) packed
-// row-major with its columns padded to 4 NV, a chunk of kc rows at a time
-// (32 KB, in L1). The rows of A go in panels of 16 R so that a panel's pages
-// stay in the TLB while its chunks pass; each panel accumulates in a small
-// buffer, added to C with alpha at the end. Each call prefetches the next R
-// rows of its chunk (a prefetch never faults, so past the last row is
-// harmless).
+// columns wv..wv+w-1 (w = 4 or 8 doubles a vector), accumulates
+// A[i][k] * Bp[k][wv..wv+w-1] over k, R rows of A at a time (R x NV vector
+// accumulators, NV = ceil(N / w)). Bp is op(B) packed row-major with its
+// columns padded to w NV, a chunk of kc rows at a time (32 KB, in L1). The
+// rows of A go in panels of 16 R so that a panel's pages stay in the TLB
+// while its chunks pass; each panel accumulates in a small buffer, added to C
+// with alpha at the end. Each call prefetches the next R rows of its chunk (a
+// prefetch never faults, so past the last row is harmless).
 #pragma once
 
 #include <immintrin.h>
@@ -33,37 +34,61 @@ inline double op_b(const double* B, std::int64_t ldb, bool b_trans, std::int64_t
   return b_trans ? B[j * ldb + k] : B[k * ldb + j];
 }
 
-// One row of accumulators (or of Bp): NV vectors of 4 columns. Named
+// The vectors of a build: 256-bit (the AVX2 build, and AVX-512VL's with 32
+// registers) or 512-bit (the AVX-512 build, where a core has two 512-bit
+// multiply-add units: twice the multiply-adds per instruction).
+struct Ymm {
+  using V = __m256d;
+  static constexpr int width = 4;
+  [[gnu::always_inline]] static V load(const double* t) { return _mm256_loadu_pd(t); }
+  [[gnu::always_inline]] static void store(double* t, V v) { _mm256_storeu_pd(t, v); }
+  [[gnu::always_inline]] static V broadcast(const double* a) { return _mm256_broadcast_sd(a); }
+  [[gnu::always_inline]] static V fma(V x, V b, V c) { return _mm256_fmadd_pd(x, b, c); }
+};
+#ifdef __AVX512F__
+struct Zmm {
+  using V = __m512d;
+  static constexpr int width = 8;
+  [[gnu::always_inline]] static V load(const double* t) { return _mm512_loadu_pd(t); }
+  [[gnu::always_inline]] static void store(double* t, V v) { _mm512_storeu_pd(t, v); }
+  [[gnu::always_inline]] static V broadcast(const double* a) { return _mm512_set1_pd(*a); }
+  [[gnu::always_inline]] static V fma(V x, V b, V c) { return _mm512_fmadd_pd(x, b, c); }
+};
+#endif
+
+// One row of accumulators (or of Bp): NV vectors of L::width columns. Named
 // members, not an array, so that GCC keeps them in registers.
-template <int NV>
+template <class L, int NV>
 struct Row {
-  __m256d c0, c1, c2, c3;
+  typename L::V c0, c1, c2, c3;
 };
 
-template <int NV>
-[[gnu::always_inline]] inline void load(Row<NV>& r, const double* t) {
-  r.c0 = _mm256_loadu_pd(t);
-  if constexpr (NV > 1) r.c1 = _mm256_loadu_pd(t + 4);
-  if constexpr (NV > 2) r.c2 = _mm256_loadu_pd(t + 8);
-  if constexpr (NV > 3) r.c3 = _mm256_loadu_pd(t + 12);
+template <class L, int NV>
+[[gnu::always_inline]] inline void load(Row<L, NV>& r, const double* t) {
+  constexpr int w = L::width;
+  r.c0 = L::load(t);
+  if constexpr (NV > 1) r.c1 = L::load(t + w);
+  if constexpr (NV > 2) r.c2 = L::load(t + 2 * w);
+  if constexpr (NV > 3) r.c3 = L::load(t + 3 * w);
 }
 
-template <int NV>
-[[gnu::always_inline]] inline void store(const Row<NV>& r, double* t) {
-  _mm256_storeu_pd(t, r.c0);
-  if constexpr (NV > 1) _mm256_storeu_pd(t + 4, r.c1);
-  if constexpr (NV > 2) _mm256_storeu_pd(t + 8, r.c2);
-  if constexpr (NV > 3) _mm256_storeu_pd(t + 12, r.c3);
+template <class L, int NV>
+[[gnu::always_inline]] inline void store(const Row<L, NV>& r, double* t) {
+  constexpr int w = L::width;
+  L::store(t, r.c0);
+  if constexpr (NV > 1) L::store(t + w, r.c1);
+  if constexpr (NV > 2) L::store(t + 2 * w, r.c2);
+  if constexpr (NV > 3) L::store(t + 3 * w, r.c3);
 }
 
 // r += a * b (a broadcast).
-template <int NV>
-[[gnu::always_inline]] inline void multiply_add(Row<NV>& r, const double* a, const Row<NV>& b) {
-  const __m256d x = _mm256_broadcast_sd(a);
-  r.c0 = _mm256_fmadd_pd(x, b.c0, r.c0);
-  if constexpr (NV > 1) r.c1 = _mm256_fmadd_pd(x, b.c1, r.c1);
-  if constexpr (NV > 2) r.c2 = _mm256_fmadd_pd(x, b.c2, r.c2);
-  if constexpr (NV > 3) r.c3 = _mm256_fmadd_pd(x, b.c3, r.c3);
+template <class L, int NV>
+[[gnu::always_inline]] inline void multiply_add(Row<L, NV>& r, const double* a, const Row<L, NV>& b) {
+  const typename L::V x = L::broadcast(a);
+  r.c0 = L::fma(x, b.c0, r.c0);
+  if constexpr (NV > 1) r.c1 = L::fma(x, b.c1, r.c1);
+  if constexpr (NV > 2) r.c2 = L::fma(x, b.c2, r.c2);
+  if constexpr (NV > 3) r.c3 = L::fma(x, b.c3, r.c3);
 }
 
 // t[r][:] += sum_{k < kc} a[r * lda + k] * bp[k][:] for the R rows r.
@@ -73,11 +98,11 @@ template <int NV>
 // out of integer registers and kept the loop counter on the stack, a
 // store-to-load dependency per k (M = 240, N = 8, K = 1000 in cache: 19 ->
 // 51 GFLOP/s out of line).
-template <int NV, int R>
+template <class L, int NV, int R>
 [[gnu::noinline]] void rows_times_chunk(const double* a, std::int64_t lda, const double* bp, std::int64_t kc, double* t) {
   static_assert(R >= 1 && R <= 8);
-  constexpr int W = 4 * NV;
-  Row<NV> r0, r1, r2, r3, r4, r5, r6, r7, b;
+  constexpr int W = L::width * NV;
+  Row<L, NV> r0, r1, r2, r3, r4, r5, r6, r7, b;
   load(r0, t);
   if constexpr (R > 1) load(r1, t + W);
   if constexpr (R > 2) load(r2, t + 2 * W);
@@ -110,7 +135,7 @@ template <int NV, int R>
 }
 
 // Rows per call: R x NV accumulators and NV vectors of Bp within the vector
-// registers (16 with AVX2, 32 with AVX-512VL), one left for the broadcast.
+// registers (16 with AVX2, 32 with AVX-512), one left for the broadcast.
 // With 16, four vectors a row take three rows (17 registers: GCC reads Bp
 // from L1 instead of keeping it), as measured faster than two.
 template <int Regs>
@@ -119,10 +144,10 @@ constexpr int rows_for(int nv) {
   return nv == 4 ? 3 : nv == 3 ? 4 : nv == 2 ? 6 : 8;
 }
 
-template <int NV, int Regs>
+template <class L, int NV, int Regs>
 void skinny(std::int64_t M, std::int64_t N, std::int64_t K, double alpha, const double* A, std::int64_t lda,
             const double* B, std::int64_t ldb, bool b_trans, bool add, double* C, std::int64_t ldc) {
-  constexpr int W = 4 * NV, R = rows_for<Regs>(NV);
+  constexpr int W = L::width * NV, R = rows_for<Regs>(NV);
   constexpr std::int64_t kc = 4096 / W;  // a chunk of Bp: 32 KB
   constexpr std::int64_t P = 16 * R;     // rows of A per panel
   std::vector<double> bp(K * W, 0.0), t(P * W);
@@ -135,8 +160,8 @@ void skinny(std::int64_t M, std::int64_t N, std::int64_t K, double alpha, const 
       const std::int64_t kk = std::min(kc, K - k0);
       const double* a = A + i0 * lda + k0;
       std::int64_t r = 0;
-      for (; r + R <= rows; r += R) rows_times_chunk<NV, R>(a + r * lda, lda, bp.data() + k0 * W, kk, &t[r * W]);
-      for (; r < rows; ++r) rows_times_chunk<NV, 1>(a + r * lda, lda, bp.data() + k0 * W, kk, &t[r * W]);
+      for (; r + R <= rows; r += R) rows_times_chunk<L, NV, R>(a + r * lda, lda, bp.data() + k0 * W, kk, &t[r * W]);
+      for (; r < rows; ++r) rows_times_chunk<L, NV, 1>(a + r * lda, lda, bp.data() + k0 * W, kk, &t[r * W]);
     }
     for (std::int64_t r = 0; r < rows; ++r)
       for (std::int64_t j = 0; j < N; ++j) {
@@ -222,15 +247,20 @@ inline void run_rows_one_by_one(std::int64_t M, std::int64_t N, std::int64_t K, 
   }
 }
 
-// C = beta C + alpha A op(B) for 1 <= N <= 16 columns, beta 0 or 1.
-template <int Regs>
+// C = beta C + alpha A op(B) for 1 <= N <= 16 columns, beta 0 or 1, with
+// vectors L.
+template <class L, int Regs>
 void run_skinny(std::int64_t M, std::int64_t N, std::int64_t K, double alpha, const double* A, std::int64_t lda,
                 const double* B, std::int64_t ldb, bool b_trans, bool add, double* C, std::int64_t ldc) {
-  switch ((N + 3) / 4) {
-    case 1: return skinny<1, Regs>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
-    case 2: return skinny<2, Regs>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
-    case 3: return skinny<3, Regs>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
-    case 4: return skinny<4, Regs>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+  switch ((N + L::width - 1) / L::width) {
+    case 1: return skinny<L, 1, Regs>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+    case 2: return skinny<L, 2, Regs>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+    case 3:
+      if constexpr (L::width == 4) return skinny<L, 3, Regs>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+      break;
+    case 4:
+      if constexpr (L::width == 4) return skinny<L, 4, Regs>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+      break;
   }
 }
 
