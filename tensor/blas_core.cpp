@@ -71,8 +71,9 @@ std::string openblas_kernels_note() {
   const char* was = std::getenv(kWasVariable);
   const char* now = std::getenv("OPENBLAS_CORETYPE");
   if (!was || !now) return "";
-  return std::string("BLAS: OpenBLAS chose its generic ") + was + " kernels for this processor; running with OPENBLAS_CORETYPE=" +
-         now + " (its " + openblas_core() + " kernels) instead. Set OPENBLAS_CORETYPE to choose otherwise.";
+  return std::string("BLAS: OpenBLAS chose its generic ") + was +
+         " kernels for this processor; running with OPENBLAS_CORETYPE=" + now + " (its " + openblas_core() +
+         " kernels) instead. Set OPENBLAS_CORETYPE to choose otherwise.";
 }
 
 }  // namespace cyclocc::tensor
