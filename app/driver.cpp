@@ -45,7 +45,7 @@ void print_header(const RunContext& ctx, const CliOptions& options) {
   ctx.log.print("cyclocc %s, coupled-cluster energies\n", CYCLOCC_VERSION);
   ctx.log.print("ranks: %d\n", ctx.comm.size());
   ctx.log.print("input: %s\n", options.input.c_str());
-  if (const std::string blas = tensor::openblas_kernels_note(); !blas.empty()) ctx.log.print("%s\n", blas.c_str());
+  ctx.log.print("%s\n", tensor::openblas_kernels_note().c_str());
 }
 
 void print_input_summary(const RunContext& ctx, const input::Input& in) {

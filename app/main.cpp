@@ -64,7 +64,7 @@ void keep_freed_memory() {
 
 int main(int argc, char** argv) {
   // First: it may start the program again, with OpenBLAS's kernels for this processor.
-  cyclocc::tensor::use_fitting_openblas_kernels(argv);
+  cyclocc::tensor::use_fitting_openblas_kernels(argv, cyclocc::app::hold_stop_signals);
   keep_freed_memory();
   std::set_terminate(on_terminate);
   // Before MPI_Init, so that a stop signal during start-up is remembered

@@ -26,6 +26,15 @@ void install(int signal_number, int extra_flags) {
   sigaction(signal_number, &action, nullptr);
 }
 
+sigset_t stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGUSR1);
+  sigaddset(&set, SIGINT);
+  return set;
+}
+
 }  // namespace
 
 void install_signal_handlers() {
@@ -33,6 +42,13 @@ void install_signal_handlers() {
   install(SIGUSR1, 0);
   // SA_RESETHAND: a second Ctrl-C gets the default action and ends the run now.
   install(SIGINT, SA_RESETHAND);
+  const sigset_t set = stop_signals();
+  sigprocmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+void hold_stop_signals() {
+  const sigset_t set = stop_signals();
+  sigprocmask(SIG_BLOCK, &set, nullptr);
 }
 
 int pending_signal() { return static_cast<int>(g_received_signal); }

@@ -17,9 +17,16 @@
 
 namespace cyclocc::app {
 
-// Installs the handlers. main() calls it before MPI_Init and again after it
-// (Open MPI installs handlers of its own for some signals while it starts).
+// Installs the handlers and lets the three signals through (unblocks them).
+// main() calls it before MPI_Init and again after it (Open MPI installs
+// handlers of its own for some signals while it starts).
 void install_signal_handlers();
+
+// Blocks the three signals: one that arrives stays pending until
+// install_signal_handlers() lets it through to the handler. main() holds
+// them while the program starts itself again (tensor/blas_core.hpp); the
+// mask survives the exec, the handlers do not.
+void hold_stop_signals();
 
 // Thrown at a safe point when the ranks have agreed to stop; exit code 5.
 class Interrupted : public std::runtime_error {

@@ -11,6 +11,7 @@
 // they start: use_fitting_openblas_kernels() starts the program again.
 #pragma once
 
+#include <functional>
 #include <string>
 
 namespace cyclocc::tensor {
@@ -31,11 +32,16 @@ std::string better_openblas_core(const std::string& core, bool avx2_fma, bool av
 // Call first in main(), before MPI is initialised: when OpenBLAS uses
 // kernels older than the processor (better_openblas_core on this machine's
 // features) and OPENBLAS_CORETYPE is not set, sets it and executes the
-// program again (/proc/self/exe, same arguments); it then returns in the new
-// process. A user's own OPENBLAS_CORETYPE is left alone.
-void use_fitting_openblas_kernels(char** argv);
+// program's file again with the same arguments; it then returns in the new
+// process. before_restart runs just before that (main() holds the stop
+// signals there, so that one arriving during the restart waits for the
+// handlers instead of ending the process). A user's own OPENBLAS_CORETYPE is
+// left alone, and so is a program started through the dynamic loader
+// (ld.so PROGRAM).
+void use_fitting_openblas_kernels(char** argv, const std::function<void()>& before_restart = {});
 
-// One line for the log: what use_fitting_openblas_kernels did, or "".
+// One line for the log's header: the kernels OpenBLAS runs, whether the
+// program started again for them, and better ones it could not take.
 std::string openblas_kernels_note();
 
 }  // namespace cyclocc::tensor

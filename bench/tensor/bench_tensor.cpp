@@ -123,10 +123,7 @@ int main(int argc, char** argv) {
   if (comm.root())
     std::printf("ranks %d: yardstick = %d concurrent dgemm processes, %.2f GFLOP/s in total\n", comm.size(),
                 comm.size(), yard);
-  if (comm.root()) {
-    const std::string note = tensor::openblas_kernels_note();
-    std::printf("%s\n", note.empty() ? ("BLAS: OpenBLAS kernels " + tensor::openblas_core()).c_str() : note.c_str());
-  }
+  if (comm.root()) std::printf("%s\n", tensor::openblas_kernels_note().c_str());
   tensor::Context ctx(comm);
   const double V = v, O = o;
   std::vector<Case> cases = {

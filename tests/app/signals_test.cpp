@@ -42,3 +42,24 @@ TEST(StopRequest, ASignalOnTheLastRankStopsEveryRank) {
   EXPECT_EQ(stop.signal_name(), "SIGTERM");
   stop.clear();
 }
+
+// A signal that arrives while the program starts itself again (main() holds
+// them across the exec) waits, and reaches the handler once it is installed.
+TEST(StopRequest, AHeldSignalReachesTheHandlerOnceItIsInstalled) {
+  const par::Comm& comm = app_test::world();
+  app::install_signal_handlers();
+  app::StopRequest stop;
+  stop.clear();
+  app::hold_stop_signals();
+  std::raise(SIGUSR1);
+  EXPECT_EQ(app::pending_signal(), 0);  // held: the handler has not run
+  sigset_t pending;
+  sigpending(&pending);
+  EXPECT_TRUE(sigismember(&pending, SIGUSR1));
+  app::install_signal_handlers();  // lets it through
+  EXPECT_EQ(app::pending_signal(), SIGUSR1);
+  EXPECT_TRUE(stop.requested(comm));
+  EXPECT_EQ(stop.signal(), SIGUSR1);
+  stop.clear();
+  comm.barrier();
+}

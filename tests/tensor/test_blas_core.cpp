@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "tensor/blas_core.hpp"
@@ -12,25 +13,35 @@ using cyclocc::tensor::better_openblas_core;
 namespace {
 
 struct Probe {
-  std::string core, note;
+  std::string core, note, name;
 };
 
-// Runs the probe with `env` (shell assignments) in front; the guard variable
-// of a restarted program is cleared first.
-Probe run_probe(const std::string& env) {
-  const std::string cmd = "env -u OPENBLAS_CORETYPE -u CYCLOCC_OPENBLAS_CHOSE " + env + " " BLAS_CORE_PROBE;
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// The kernels this processor runs best, if OpenBLAS chose others (core).
+std::string better_here(const std::string& core) {
+  return better_openblas_core(core, cyclocc::tensor::cpu_has_avx2_fma(), cyclocc::tensor::cpu_has_avx512());
+}
+
+// Runs the probe with `env` (shell assignments) in front, and `launcher`
+// (e.g. the dynamic loader) before it; the variables of a restarted
+// program are cleared first.
+Probe run_probe(const std::string& env, const std::string& launcher = "") {
+  const std::string cmd = "env -u OPENBLAS_CORETYPE -u CYCLOCC_OPENBLAS_CHOSE " + env + " " + launcher + " " BLAS_CORE_PROBE;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return {};
   char line[1024];
   Probe out;
   if (std::fgets(line, sizeof line, p)) out.core = line;
   if (std::fgets(line, sizeof line, p)) out.note = line;
+  if (std::fgets(line, sizeof line, p)) out.name = line;
   EXPECT_EQ(pclose(p), 0);
   auto chomp = [](std::string& s) {
     while (!s.empty() && s.back() == '\n') s.pop_back();
   };
   chomp(out.core);
   chomp(out.note);
+  chomp(out.name);
   return out;
 }
 
@@ -58,14 +69,44 @@ TEST(BlasCore, TheProgramRunsKernelsThatFitTheProcessor) {
   ASSERT_NE(p.core, "");
   // Whatever OpenBLAS chose on its own, the program ends with kernels that
   // nothing beats on this processor (on a processor newer than the library,
-  // after starting again; the note says so then).
-  EXPECT_EQ(better_openblas_core(p.core, cyclocc::tensor::cpu_has_avx2_fma(), cyclocc::tensor::cpu_has_avx512()), "")
-      << p.core;
-  if (!p.note.empty()) EXPECT_NE(p.note.find("OPENBLAS_CORETYPE=" + p.core), std::string::npos) << p.note;
+  // after starting again; the line says so then), under its own name.
+  EXPECT_EQ(better_here(p.core), "") << p.core;
+  EXPECT_TRUE(has(p.note, "BLAS: OpenBLAS")) << p.note;
+  if (has(p.note, "chose its generic")) {
+    EXPECT_TRUE(has(p.note, "OPENBLAS_CORETYPE=" + p.core)) << p.note;
+  }
+  EXPECT_EQ(p.name, "blas_core_probe");
 }
 
-TEST(BlasCore, AUsersChoiceIsLeftAlone) {
+TEST(BlasCore, AUsersChoiceIsLeftAloneAndNamed) {
   const Probe p = run_probe("OPENBLAS_CORETYPE=Prescott");
   EXPECT_EQ(p.core, "Prescott");
-  EXPECT_EQ(p.note, "");
+  EXPECT_TRUE(has(p.note, "(OPENBLAS_CORETYPE=Prescott)")) << p.note;
+  EXPECT_FALSE(has(p.note, "chose its generic")) << p.note;
+  // It also names the kernels this processor would run faster.
+  const std::string better = better_here("Prescott");
+  if (!better.empty()) {
+    EXPECT_TRUE(has(p.note, "runs OpenBLAS's " + better + " kernels faster")) << p.note;
+  }
+}
+
+TEST(BlasCore, TheLineIsNotFooledByTheEnvironment) {
+  // A stray variable of a restarted program does not stop the restart...
+  const Probe stray = run_probe("CYCLOCC_OPENBLAS_CHOSE=Prescott");
+  EXPECT_EQ(better_here(stray.core), "") << stray.core;
+  // ...and does not make the user's own setting look like the program's.
+  const Probe user = run_probe("CYCLOCC_OPENBLAS_CHOSE=Prescott:Haswell OPENBLAS_CORETYPE=Prescott");
+  EXPECT_EQ(user.core, "Prescott");
+  EXPECT_FALSE(has(user.note, "chose its generic")) << user.note;
+}
+
+TEST(BlasCore, ThroughTheDynamicLoaderTheProgramRunsWithoutStartingAgain) {
+  const std::string loader = "/lib64/ld-linux-x86-64.so.2";
+  if (!std::ifstream(loader)) GTEST_SKIP() << "no " << loader;
+  const Probe p = run_probe("", loader);
+  ASSERT_NE(p.core, "");  // it ran, with its arguments
+  EXPECT_FALSE(has(p.note, "chose its generic")) << p.note;
+  if (!better_here(p.core).empty()) {
+    EXPECT_TRUE(has(p.note, "could not start itself again")) << p.note;
+  }
 }
