@@ -1,6 +1,7 @@
 #include "tensor/blas_core.hpp"
 
 #include <cblas.h>  // OpenBLAS's, which declares openblas_get_corename
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -58,31 +59,63 @@ std::string better_openblas_core(const std::string& core, bool avx2_fma, bool av
 
 namespace {
 
-// The program's own file, or "" when it cannot be known or this process is
-// the dynamic loader running it (ld.so PROGRAM: /proc/self/exe is ld.so, and
-// argv would lose the program's name).
-std::string own_executable() {
-  char path[4096];
-  const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+bool is_loader(const std::string& path) {
+  const std::string base = path.substr(path.find_last_of('/') + 1);
+  return base.rfind("ld-", 0) == 0 || base.rfind("ld.so", 0) == 0 || base.rfind("ld64.so", 0) == 0;
+}
+
+bool same_file(const std::string& path, const struct stat& file) {
+  struct stat s {};
+  return stat(path.c_str(), &s) == 0 && s.st_dev == file.st_dev && s.st_ino == file.st_ino;
+}
+
+// The path that starts the program's file again, or "" when it cannot be
+// known or this process is the dynamic loader running it (ld.so PROGRAM:
+// /proc/self/exe is ld.so, and argv would lose the program's name). It is
+// the path the program was started by when that names the same file (the
+// process keeps its name, a link's name included: ps, pkill -x), found on
+// PATH when argv[0] has no '/'; else the file /proc/self/exe links to.
+std::string path_to_self(const char* argv0) {
+  char target[4096];
+  const ssize_t n = readlink("/proc/self/exe", target, sizeof target - 1);
   if (n <= 0) return "";
-  path[n] = '\0';
-  const std::string p(path);
-  const std::string base = p.substr(p.find_last_of('/') + 1);
-  if (base.rfind("ld-", 0) == 0 || base.rfind("ld.so", 0) == 0 || base.rfind("ld64.so", 0) == 0) return "";
-  return p;
+  target[n] = '\0';
+  struct stat self {};
+  if (is_loader(target) || stat(target, &self) != 0) return "";
+  const std::string name = argv0 ? argv0 : "";
+  if (name.find('/') != std::string::npos) return same_file(name, self) ? name : target;
+  const char* path = name.empty() ? nullptr : std::getenv("PATH");
+  for (std::string dirs = path ? path : ""; !dirs.empty();) {
+    const std::size_t colon = std::min(dirs.find(':'), dirs.size());
+    const std::string dir = colon == 0 ? "." : dirs.substr(0, colon);
+    dirs.erase(0, colon + 1);
+    if (same_file(dir + "/" + name, self)) return dir + "/" + name;
+  }
+  return target;
+}
+
+bool is_core_name(const std::string& s) {
+  return !s.empty() && s.size() <= 32 &&
+         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isalnum(c) != 0; });
 }
 
 // The kernels OpenBLAS chose when it was told nothing, if this process is
-// the program started again by use_fitting_openblas_kernels ("" otherwise):
-// kWasVariable holds "chosen:set", and set must still be OPENBLAS_CORETYPE.
+// the program started again by start_again_with_openblas_core ("" otherwise):
+// kWasVariable holds "pid:chosen:set", pid is this process's (an exec keeps
+// it; a child that inherits the variable has another), chosen is a core's
+// name and set is still OPENBLAS_CORETYPE.
 std::string chosen_before_restart() {
   const char* was = std::getenv(kWasVariable);
   const char* now = std::getenv("OPENBLAS_CORETYPE");
   if (!was || !now) return "";
   const std::string w(was);
-  const std::size_t colon = w.find(':');
-  if (colon == std::string::npos || colon == 0 || w.substr(colon + 1) != now) return "";
-  return w.substr(0, colon);
+  const std::string pid = std::to_string(getpid()) + ":";
+  if (w.rfind(pid, 0) != 0) return "";
+  const std::string rest = w.substr(pid.size());
+  const std::size_t colon = rest.find(':');
+  if (colon == std::string::npos || rest.substr(colon + 1) != now) return "";
+  const std::string chosen = rest.substr(0, colon);
+  return is_core_name(chosen) ? chosen : "";
 }
 
 }  // namespace
@@ -92,13 +125,16 @@ void use_fitting_openblas_kernels(char** argv, const std::function<void()>& befo
   if (std::getenv("OPENBLAS_CORETYPE")) return;
   const std::string core = openblas_core();
   const std::string better = better_openblas_core(core, cpu_has_avx2_fma(), cpu_has_avx512());
-  if (better.empty()) return;
-  const std::string self = own_executable();
+  if (!better.empty()) start_again_with_openblas_core(argv, better, before_restart);
+}
+
+void start_again_with_openblas_core(char** argv, const std::string& core_type,
+                                    const std::function<void()>& before_restart) {
+  const std::string self = path_to_self(argv[0]);
   if (self.empty()) return;
-  if (setenv("OPENBLAS_CORETYPE", better.c_str(), 1) != 0 || setenv(kWasVariable, (core + ":" + better).c_str(), 1) != 0)
-    return;
+  const std::string was = std::to_string(getpid()) + ":" + openblas_core() + ":" + core_type;
+  if (setenv("OPENBLAS_CORETYPE", core_type.c_str(), 1) != 0 || setenv(kWasVariable, was.c_str(), 1) != 0) return;
   if (before_restart) before_restart();
-  // The file's own path, not /proc/self/exe: the process keeps its name (ps, pkill).
   execv(self.c_str(), argv);
   // Not started again: go on with the kernels chosen (the log's line says so).
   unsetenv("OPENBLAS_CORETYPE");
@@ -113,7 +149,10 @@ std::string openblas_kernels_note() {
            "otherwise.";
   std::string line = "BLAS: OpenBLAS, its " + core + " kernels";
   const char* set = std::getenv("OPENBLAS_CORETYPE");
-  if (set) line += std::string(" (OPENBLAS_CORETYPE=") + set + ")";
+  if (set) {
+    line += std::string(" (OPENBLAS_CORETYPE=") + set;
+    line += lower(set) == lower(core) ? ")" : ", which it did not take: not a name of its kernels, or not for this processor)";
+  }
   const std::string better = better_openblas_core(core, cpu_has_avx2_fma(), cpu_has_avx512());
   if (!better.empty())
     line += std::string("; this processor runs OpenBLAS's ") + better + " kernels faster (OPENBLAS_CORETYPE=" + better +

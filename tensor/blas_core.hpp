@@ -40,6 +40,14 @@ std::string better_openblas_core(const std::string& core, bool avx2_fma, bool av
 // (ld.so PROGRAM).
 void use_fitting_openblas_kernels(char** argv, const std::function<void()>& before_restart = {});
 
+// What use_fitting_openblas_kernels does once it has chosen: sets
+// OPENBLAS_CORETYPE to core_type and executes the program's file again (by
+// the path it was started by, when that names the same file, so a link's
+// name stays the process's name); returns in the new process, or in this
+// one with the environment unchanged when it cannot start again.
+void start_again_with_openblas_core(char** argv, const std::string& core_type,
+                                    const std::function<void()>& before_restart = {});
+
 // One line for the log's header: the kernels OpenBLAS runs, whether the
 // program started again for them, and better ones it could not take.
 std::string openblas_kernels_note();

@@ -2,7 +2,10 @@
 // program started again with it (blas_core_probe, a child process).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -23,11 +26,10 @@ std::string better_here(const std::string& core) {
   return better_openblas_core(core, cyclocc::tensor::cpu_has_avx2_fma(), cyclocc::tensor::cpu_has_avx512());
 }
 
-// Runs the probe with `env` (shell assignments) in front, and `launcher`
-// (e.g. the dynamic loader) before it; the variables of a restarted
-// program are cleared first.
-Probe run_probe(const std::string& env, const std::string& launcher = "") {
-  const std::string cmd = "env -u OPENBLAS_CORETYPE -u CYCLOCC_OPENBLAS_CHOSE " + env + " " + launcher + " " BLAS_CORE_PROBE;
+// Runs `command` (a shell line) with the variables of a restarted program
+// cleared first, and reads the probe's three lines.
+Probe run(const std::string& command) {
+  const std::string cmd = "env -u OPENBLAS_CORETYPE -u CYCLOCC_OPENBLAS_CHOSE " + command;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return {};
   char line[1024];
@@ -35,7 +37,7 @@ Probe run_probe(const std::string& env, const std::string& launcher = "") {
   if (std::fgets(line, sizeof line, p)) out.core = line;
   if (std::fgets(line, sizeof line, p)) out.note = line;
   if (std::fgets(line, sizeof line, p)) out.name = line;
-  EXPECT_EQ(pclose(p), 0);
+  EXPECT_EQ(pclose(p), 0) << command;
   auto chomp = [](std::string& s) {
     while (!s.empty() && s.back() == '\n') s.pop_back();
   };
@@ -44,6 +46,27 @@ Probe run_probe(const std::string& env, const std::string& launcher = "") {
   chomp(out.name);
   return out;
 }
+
+// Runs the probe with `env` (shell assignments) in front, and `launcher`
+// (e.g. the dynamic loader) before it.
+Probe run_probe(const std::string& env, const std::string& launcher = "") {
+  return run(env + " " + launcher + " " BLAS_CORE_PROBE);
+}
+
+// A link to the probe under another name, in a directory of its own.
+struct ProbeLink {
+  std::string dir, name = "cc-link-name";
+  ProbeLink() {
+    char tmpl[] = "/tmp/blas_core_link_XXXXXX";
+    if (mkdtemp(tmpl)) dir = tmpl;
+    if (dir.empty() || symlink(BLAS_CORE_PROBE, (dir + "/" + name).c_str()) != 0) dir.clear();
+  }
+  ~ProbeLink() {
+    if (dir.empty()) return;
+    unlink((dir + "/" + name).c_str());
+    rmdir(dir.c_str());
+  }
+};
 
 }  // namespace
 
@@ -109,4 +132,41 @@ TEST(BlasCore, ThroughTheDynamicLoaderTheProgramRunsWithoutStartingAgain) {
   if (!better_here(p.core).empty()) {
     EXPECT_TRUE(has(p.note, "could not start itself again")) << p.note;
   }
+}
+
+TEST(BlasCore, TheProgramStartedAgainKeepsTheNameItWasStartedBy) {
+  if (!cyclocc::tensor::cpu_has_avx2_fma()) GTEST_SKIP() << "no AVX2: OpenBLAS would not take Haswell";
+  ProbeLink link;
+  ASSERT_FALSE(link.dir.empty());
+  const std::string again = " --start-again-with Haswell";
+  const Probe direct = run(BLAS_CORE_PROBE + again);
+  const Probe by_link = run(link.dir + "/" + link.name + again);
+  const Probe on_path = run("env PATH=" + link.dir + ":/usr/bin:/bin " + link.name + again);
+  for (const Probe& p : {direct, by_link, on_path}) {
+    EXPECT_EQ(p.core, "Haswell");
+    EXPECT_TRUE(has(p.note, "running with OPENBLAS_CORETYPE=Haswell (its Haswell kernels)")) << p.note;
+  }
+  EXPECT_EQ(direct.name, "blas_core_probe");
+  EXPECT_EQ(by_link.name, link.name);
+  EXPECT_EQ(on_path.name, link.name);
+}
+
+TEST(BlasCore, OnlyTheProcessThatStartedAgainSaysSo) {
+  // The same process (exec keeps the shell's pid): believed, as after a restart.
+  const std::string set = "export CYCLOCC_OPENBLAS_CHOSE=$$:Prescott:Haswell OPENBLAS_CORETYPE=Haswell; ";
+  const Probe same = run("sh -c '" + set + "exec " BLAS_CORE_PROBE "'");
+  EXPECT_TRUE(has(same.note, "chose its generic Prescott kernels")) << same.note;
+  // A child that inherited the variable (another pid): not believed.
+  const Probe child = run("sh -c '" + set + BLAS_CORE_PROBE "; true'");
+  EXPECT_FALSE(has(child.note, "chose its")) << child.note;
+  // Text that is no kernels' name is not printed as one.
+  const Probe junk = run("sh -c 'export CYCLOCC_OPENBLAS_CHOSE=\"$$:see the manual:Haswell\" OPENBLAS_CORETYPE=Haswell; exec " BLAS_CORE_PROBE "'");
+  EXPECT_FALSE(has(junk.note, "chose its")) << junk.note;
+  EXPECT_FALSE(has(junk.note, "manual")) << junk.note;
+}
+
+TEST(BlasCore, AChoiceOpenBlasDidNotTakeIsSaid) {
+  const Probe p = run_probe("OPENBLAS_CORETYPE=NoSuchCore");
+  EXPECT_NE(p.core, "");
+  EXPECT_TRUE(has(p.note, "(OPENBLAS_CORETYPE=NoSuchCore, which it did not take")) << p.note;
 }
