@@ -10,6 +10,7 @@
 #include "app/errors.hpp"
 #include "app/outputs.hpp"
 #include "app/stages.hpp"
+#include "parallel/process_start.hpp"
 #include "tensor/blas_core.hpp"
 
 #ifndef CYCLOCC_VERSION
@@ -46,6 +47,7 @@ void print_header(const RunContext& ctx, const CliOptions& options) {
   ctx.log.print("ranks: %d\n", ctx.comm.size());
   ctx.log.print("input: %s\n", options.input.c_str());
   ctx.log.print("%s\n", tensor::openblas_kernels_note().c_str());
+  if (const std::string pages = par::huge_pages_note(); !pages.empty()) ctx.log.print("%s\n", pages.c_str());
 }
 
 void print_input_summary(const RunContext& ctx, const input::Input& in) {

@@ -63,8 +63,9 @@ void keep_freed_memory() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // First: it may start the program again, with OpenBLAS's kernels for this processor.
-  cyclocc::tensor::use_fitting_openblas_kernels(argv, cyclocc::app::hold_stop_signals);
+  // First: it may start the program again, with OpenBLAS's kernels for this
+  // processor and malloc on huge pages (tensor/blas_core.hpp).
+  cyclocc::tensor::start_in_fitting_environment(argv, cyclocc::app::hold_stop_signals);
   keep_freed_memory();
   std::set_terminate(on_terminate);
   // Before MPI_Init, so that a stop signal during start-up is remembered

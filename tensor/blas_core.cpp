@@ -1,7 +1,6 @@
 #include "tensor/blas_core.hpp"
 
 #include <cblas.h>  // OpenBLAS's, which declares openblas_get_corename
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,8 +13,9 @@ namespace cyclocc::tensor {
 
 namespace {
 
-// Set in the environment of the program started again: "chosen:set", the
-// kernels OpenBLAS had chosen and the OPENBLAS_CORETYPE set (for the log).
+// Set in the environment of the program started again: "pid:chosen:set",
+// its process, the kernels OpenBLAS had chosen and the OPENBLAS_CORETYPE set
+// (for the log).
 constexpr const char* kWasVariable = "CYCLOCC_OPENBLAS_CHOSE";
 
 std::string lower(std::string s) {
@@ -59,48 +59,13 @@ std::string better_openblas_core(const std::string& core, bool avx2_fma, bool av
 
 namespace {
 
-bool is_loader(const std::string& path) {
-  const std::string base = path.substr(path.find_last_of('/') + 1);
-  return base.rfind("ld-", 0) == 0 || base.rfind("ld.so", 0) == 0 || base.rfind("ld64.so", 0) == 0;
-}
-
-bool same_file(const std::string& path, const struct stat& file) {
-  struct stat s {};
-  return stat(path.c_str(), &s) == 0 && s.st_dev == file.st_dev && s.st_ino == file.st_ino;
-}
-
-// The path that starts the program's file again, or "" when it cannot be
-// known or this process is the dynamic loader running it (ld.so PROGRAM:
-// /proc/self/exe is ld.so, and argv would lose the program's name). It is
-// the path the program was started by when that names the same file (the
-// process keeps its name, a link's name included: ps, pkill -x), found on
-// PATH when argv[0] has no '/'; else the file /proc/self/exe links to.
-std::string path_to_self(const char* argv0) {
-  char target[4096];
-  const ssize_t n = readlink("/proc/self/exe", target, sizeof target - 1);
-  if (n <= 0) return "";
-  target[n] = '\0';
-  struct stat self {};
-  if (is_loader(target) || stat(target, &self) != 0) return "";
-  const std::string name = argv0 ? argv0 : "";
-  if (name.find('/') != std::string::npos) return same_file(name, self) ? name : target;
-  const char* path = name.empty() ? nullptr : std::getenv("PATH");
-  for (std::string dirs = path ? path : ""; !dirs.empty();) {
-    const std::size_t colon = std::min(dirs.find(':'), dirs.size());
-    const std::string dir = colon == 0 ? "." : dirs.substr(0, colon);
-    dirs.erase(0, colon + 1);
-    if (same_file(dir + "/" + name, self)) return dir + "/" + name;
-  }
-  return target;
-}
-
 bool is_core_name(const std::string& s) {
   return !s.empty() && s.size() <= 32 &&
          std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isalnum(c) != 0; });
 }
 
 // The kernels OpenBLAS chose when it was told nothing, if this process is
-// the program started again by start_again_with_openblas_core ("" otherwise):
+// the program started again with openblas_settings ("" otherwise):
 // kWasVariable holds "pid:chosen:set", pid is this process's (an exec keeps
 // it; a child that inherits the variable has another), chosen is a core's
 // name and set is still OPENBLAS_CORETYPE.
@@ -120,25 +85,24 @@ std::string chosen_before_restart() {
 
 }  // namespace
 
-void use_fitting_openblas_kernels(char** argv, const std::function<void()>& before_restart) {
+std::string fitting_openblas_core() {
   // Set, by the user or by the restart: left as it is (so there is no second restart).
-  if (std::getenv("OPENBLAS_CORETYPE")) return;
-  const std::string core = openblas_core();
-  const std::string better = better_openblas_core(core, cpu_has_avx2_fma(), cpu_has_avx512());
-  if (!better.empty()) start_again_with_openblas_core(argv, better, before_restart);
+  if (std::getenv("OPENBLAS_CORETYPE")) return "";
+  return better_openblas_core(openblas_core(), cpu_has_avx2_fma(), cpu_has_avx512());
 }
 
-void start_again_with_openblas_core(char** argv, const std::string& core_type,
-                                    const std::function<void()>& before_restart) {
-  const std::string self = path_to_self(argv[0]);
-  if (self.empty()) return;
-  const std::string was = std::to_string(getpid()) + ":" + openblas_core() + ":" + core_type;
-  if (setenv("OPENBLAS_CORETYPE", core_type.c_str(), 1) != 0 || setenv(kWasVariable, was.c_str(), 1) != 0) return;
-  if (before_restart) before_restart();
-  execv(self.c_str(), argv);
-  // Not started again: go on with the kernels chosen (the log's line says so).
-  unsetenv("OPENBLAS_CORETYPE");
-  unsetenv(kWasVariable);
+par::EnvSettings openblas_settings(const std::string& core_type) {
+  return {{"OPENBLAS_CORETYPE", core_type},
+          {kWasVariable, std::to_string(getpid()) + ":" + openblas_core() + ":" + core_type}};
+}
+
+void start_in_fitting_environment(char** argv, const std::function<void()>& before_restart) {
+  par::EnvSettings settings = par::huge_page_settings();
+  if (const std::string core = fitting_openblas_core(); !core.empty()) {
+    const par::EnvSettings blas = openblas_settings(core);
+    settings.insert(settings.end(), blas.begin(), blas.end());
+  }
+  par::start_again_with(argv, settings, before_restart);
 }
 
 std::string openblas_kernels_note() {

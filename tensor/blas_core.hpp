@@ -8,11 +8,13 @@
 // (SSE3) kernels, and a 2000^3 dgemm takes 16 instead of 77 GFLOP/s. The
 // environment variable OPENBLAS_CORETYPE, read when the library is loaded,
 // names the kernels to use instead. Programs that set it must do so before
-// they start: use_fitting_openblas_kernels() starts the program again.
+// they start: start_in_fitting_environment() starts the program again.
 #pragma once
 
 #include <functional>
 #include <string>
+
+#include "parallel/process_start.hpp"
 
 namespace cyclocc::tensor {
 
@@ -29,24 +31,23 @@ bool cpu_has_avx512();  // F, CD, BW, DQ and VL
 // FMA, when `core` is none of the kernels that use AVX2.
 std::string better_openblas_core(const std::string& core, bool avx2_fma, bool avx512);
 
-// Call first in main(), before MPI is initialised: when OpenBLAS uses
-// kernels older than the processor (better_openblas_core on this machine's
-// features) and OPENBLAS_CORETYPE is not set, sets it and executes the
-// program's file again with the same arguments; it then returns in the new
+// The OPENBLAS_CORETYPE that suits this processor better than the kernels
+// OpenBLAS chose, or "" (also when OPENBLAS_CORETYPE is set: a user's own
+// choice, or the program started again).
+std::string fitting_openblas_core();
+
+// The settings with which the program, started again, runs OpenBLAS's
+// core_type kernels, and its log says so (openblas_kernels_note).
+par::EnvSettings openblas_settings(const std::string& core_type);
+
+// Call first in main(), before MPI is initialised: starts the program again
+// (par::start_again_with) when OpenBLAS uses kernels older than the
+// processor (fitting_openblas_core) or malloc could use huge pages
+// (par::huge_page_settings), with both set; it then returns in the new
 // process. before_restart runs just before that (main() holds the stop
 // signals there, so that one arriving during the restart waits for the
-// handlers instead of ending the process). A user's own OPENBLAS_CORETYPE is
-// left alone, and so is a program started through the dynamic loader
-// (ld.so PROGRAM).
-void use_fitting_openblas_kernels(char** argv, const std::function<void()>& before_restart = {});
-
-// What use_fitting_openblas_kernels does once it has chosen: sets
-// OPENBLAS_CORETYPE to core_type and executes the program's file again (by
-// the path it was started by, when that names the same file, so a link's
-// name stays the process's name); returns in the new process, or in this
-// one with the environment unchanged when it cannot start again.
-void start_again_with_openblas_core(char** argv, const std::string& core_type,
-                                    const std::function<void()>& before_restart = {});
+// handlers instead of ending the process).
+void start_in_fitting_environment(char** argv, const std::function<void()>& before_restart = {});
 
 // One line for the log's header: the kernels OpenBLAS runs, whether the
 // program started again for them, and better ones it could not take.

@@ -104,7 +104,7 @@ void both_orders(const char* name, std::int64_t blocks, std::int64_t v, std::int
 }  // namespace
 
 int main(int argc, char** argv) {
-  cyclocc::tensor::use_fitting_openblas_kernels(argv);  // before MPI: it may start the program again
+  cyclocc::tensor::start_in_fitting_environment(argv);  // before MPI: it may start the program again
   const bool sweep = argc > 1 && std::string(argv[1]) == "--sweep";
   const double yard = yardstick();
   std::printf("yardstick: one process, 2000^3 dgemm, %.1f GFLOP/s\n", yard);

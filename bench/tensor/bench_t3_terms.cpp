@@ -40,7 +40,7 @@ struct Term {
 }  // namespace
 
 int main(int argc, char** argv) {
-  tensor::use_fitting_openblas_kernels(argv);  // before MPI: it may start the program again
+  tensor::start_in_fitting_environment(argv);  // before MPI: it may start the program again
   par::Environment env(&argc, &argv);
   par::Comm& comm = env.world();
   const bool table = argc > 1 && std::string(argv[1]) == "--table";

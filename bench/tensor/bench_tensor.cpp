@@ -113,7 +113,7 @@ double triples(double n) { return n * (n - 1) * (n - 2) / 6; }
 }  // namespace
 
 int main(int argc, char** argv) {
-  tensor::use_fitting_openblas_kernels(argv);  // before MPI: it may start the program again
+  tensor::start_in_fitting_environment(argv);  // before MPI: it may start the program again
   par::Environment env(&argc, &argv);
   par::Comm& comm = env.world();
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";

@@ -9,17 +9,27 @@
 #include <fstream>
 #include <string>
 
+#include "parallel/process_start.hpp"
 #include "tensor/blas_core.hpp"
 
+using cyclocc::par::huge_page_tunables;
 using cyclocc::tensor::better_openblas_core;
 
 namespace {
 
 struct Probe {
-  std::string core, note, name;
+  std::string core, note, name, tunables;
+  long huge_kb = -1;
 };
 
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// Linux gives transparent huge pages only to memory that asks (its default).
+bool huge_pages_on_request() {
+  std::string mode;
+  std::getline(std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled"), mode);
+  return has(mode, "[madvise]");
+}
 
 // The kernels this processor runs best, if OpenBLAS chose others (core).
 std::string better_here(const std::string& core) {
@@ -27,9 +37,9 @@ std::string better_here(const std::string& core) {
 }
 
 // Runs `command` (a shell line) with the variables of a restarted program
-// cleared first, and reads the probe's three lines.
+// cleared first, and reads the probe's lines.
 Probe run(const std::string& command) {
-  const std::string cmd = "env -u OPENBLAS_CORETYPE -u CYCLOCC_OPENBLAS_CHOSE " + command;
+  const std::string cmd = "env -u OPENBLAS_CORETYPE -u CYCLOCC_OPENBLAS_CHOSE -u GLIBC_TUNABLES " + command;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return {};
   char line[1024];
@@ -37,6 +47,8 @@ Probe run(const std::string& command) {
   if (std::fgets(line, sizeof line, p)) out.core = line;
   if (std::fgets(line, sizeof line, p)) out.note = line;
   if (std::fgets(line, sizeof line, p)) out.name = line;
+  if (std::fgets(line, sizeof line, p)) out.tunables = line;
+  if (std::fgets(line, sizeof line, p)) out.huge_kb = std::atol(line);
   EXPECT_EQ(pclose(p), 0) << command;
   auto chomp = [](std::string& s) {
     while (!s.empty() && s.back() == '\n') s.pop_back();
@@ -44,6 +56,7 @@ Probe run(const std::string& command) {
   chomp(out.core);
   chomp(out.note);
   chomp(out.name);
+  chomp(out.tunables);
   return out;
 }
 
@@ -169,4 +182,45 @@ TEST(BlasCore, AChoiceOpenBlasDidNotTakeIsSaid) {
   const Probe p = run_probe("OPENBLAS_CORETYPE=NoSuchCore");
   EXPECT_NE(p.core, "");
   EXPECT_TRUE(has(p.note, "(OPENBLAS_CORETYPE=NoSuchCore, which it did not take")) << p.note;
+}
+
+TEST(HugePages, MallocAsksForThemWhereTheKernelGivesThemOnRequest) {
+  const std::string madvise = "always [madvise] never";
+  EXPECT_EQ(huge_page_tunables(nullptr, madvise), "glibc.malloc.hugetlb=1");
+  EXPECT_EQ(huge_page_tunables("", madvise), "glibc.malloc.hugetlb=1");
+  EXPECT_EQ(huge_page_tunables("glibc.malloc.check=3", madvise), "glibc.malloc.check=3:glibc.malloc.hugetlb=1");
+}
+
+TEST(HugePages, NotAskedForWhereTheyAreAlwaysOrNeverGivenOrAChoiceIsSet) {
+  EXPECT_EQ(huge_page_tunables(nullptr, "[always] madvise never"), "");
+  EXPECT_EQ(huge_page_tunables(nullptr, "always madvise [never]"), "");
+  EXPECT_EQ(huge_page_tunables(nullptr, ""), "");  // no such file
+  EXPECT_EQ(huge_page_tunables("glibc.malloc.hugetlb=0", "always [madvise] never"), "");
+  EXPECT_EQ(huge_page_tunables("glibc.malloc.hugetlb=1", "always [madvise] never"), "");
+}
+
+TEST(HugePages, TheProgramStartsAgainWithThemAndUsesThem) {
+  const Probe p = run_probe("");
+  ASSERT_NE(p.core, "");
+  EXPECT_EQ(p.name, "blas_core_probe");
+  if (!huge_pages_on_request()) {
+    EXPECT_EQ(p.tunables, "-");
+    GTEST_SKIP() << "transparent huge pages are not in madvise mode here";
+  }
+  EXPECT_EQ(p.tunables, "glibc.malloc.hugetlb=1");
+  // 64 MiB written: most of it on 2 MiB pages (the kernel may not find them all).
+  EXPECT_GE(p.huge_kb, 32 * 1024) << "kB of huge pages";
+  // A user's own tunables are kept, and a choice about huge pages is theirs.
+  EXPECT_EQ(run_probe("GLIBC_TUNABLES=glibc.malloc.check=0").tunables, "glibc.malloc.check=0:glibc.malloc.hugetlb=1");
+  const Probe off = run_probe("GLIBC_TUNABLES=glibc.malloc.hugetlb=0");
+  EXPECT_EQ(off.tunables, "glibc.malloc.hugetlb=0");
+  EXPECT_LT(off.huge_kb, 2048) << "kB of huge pages without asking";
+}
+
+TEST(HugePages, UnderValgrindTheProgramRunsOnWithoutStartingAgain) {
+  if (!std::ifstream("/usr/bin/valgrind")) GTEST_SKIP() << "no valgrind";
+  const Probe p = run_probe("", "/usr/bin/valgrind -q");
+  ASSERT_NE(p.core, "");        // it ran to the end...
+  EXPECT_EQ(p.tunables, "-");   // ...without an exec, which would have left valgrind
+  EXPECT_NE(p.name, "blas_core_probe");
 }
