@@ -243,6 +243,14 @@ if [ -z "${OPENBLAS_CORETYPE:-}" ] && [ -x "$build/bench/tensor/bench_tensor" ];
   core=$("$build/bench/tensor/bench_tensor" --quick 2>/dev/null | sed -n 's/.*running with OPENBLAS_CORETYPE=\([A-Za-z0-9]*\).*/\1/p')
   [ -z "$core" ] || { export OPENBLAS_CORETYPE=$core; echo "OpenBLAS chose generic kernels here: OPENBLAS_CORETYPE=$core for every program"; }
 fi
+# Likewise malloc on transparent huge pages (parallel/process_start.hpp):
+# cyclocc and bench_tensor ask for them where the kernel gives them on
+# request, and so do the peers here.
+if grep -q '\[madvise\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null &&
+   [[ "${GLIBC_TUNABLES:-}" != *glibc.malloc.hugetlb* ]]; then
+  export GLIBC_TUNABLES=${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}glibc.malloc.hugetlb=1
+  echo "malloc on transparent huge pages: GLIBC_TUNABLES=$GLIBC_TUNABLES for every program"
+fi
 for np in $ranks; do
   printf -v "yard_$np" '%s' "$(yardstick "$np")"; v=yard_$np
   echo "yardstick: $np concurrent dgemm processes, ${!v} GFLOP/s in total (bench_tensor --quick)"

@@ -1,8 +1,8 @@
 // A program for test_blas_core: starts as cyclocc does
 // (start_in_fitting_environment), then prints the kernels OpenBLAS runs, the
 // log's line, the process's name (/proc/self/comm), GLIBC_TUNABLES ("-"
-// when unset) and the kB of huge pages that back 64 MiB just allocated by
-// malloc and written, one per line. With the arguments --start-again-with CORE it
+// when unset), the kB of huge pages that back 64 MiB just allocated by
+// malloc and written, and the log's memory line ("-" when none), one per line. With the arguments --start-again-with CORE it
 // first starts again with OPENBLAS_CORETYPE CORE whatever OpenBLAS chose, so
 // that the restart is tested on any processor.
 #include <cstdio>
@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "parallel/process_start.hpp"
 #include "tensor/blas_core.hpp"
 
 // AnonHugePages (/proc/self/smaps_rollup) grown by writing 64 MiB from malloc.
@@ -42,8 +43,9 @@ int main(int argc, char** argv) {
   std::string name;
   std::getline(std::ifstream("/proc/self/comm"), name);
   const char* tunables = std::getenv("GLIBC_TUNABLES");
-  std::printf("%s\n%s\n%s\n%s\n%ld\n", cyclocc::tensor::openblas_core().c_str(),
+  const std::string pages = cyclocc::par::huge_pages_note();
+  std::printf("%s\n%s\n%s\n%s\n%ld\n%s\n", cyclocc::tensor::openblas_core().c_str(),
               cyclocc::tensor::openblas_kernels_note().c_str(), name.c_str(), tunables ? tunables : "-",
-              huge_kb_of_64_mib());
+              huge_kb_of_64_mib(), pages.empty() ? "-" : pages.c_str());
   return 0;
 }

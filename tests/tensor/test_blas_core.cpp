@@ -20,6 +20,7 @@ namespace {
 struct Probe {
   std::string core, note, name, tunables;
   long huge_kb = -1;
+  std::string pages;  // the log's memory line
 };
 
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
@@ -39,7 +40,8 @@ std::string better_here(const std::string& core) {
 // Runs `command` (a shell line) with the variables of a restarted program
 // cleared first, and reads the probe's lines.
 Probe run(const std::string& command) {
-  const std::string cmd = "env -u OPENBLAS_CORETYPE -u CYCLOCC_OPENBLAS_CHOSE -u GLIBC_TUNABLES " + command;
+  const std::string cmd =
+      "env -u OPENBLAS_CORETYPE -u CYCLOCC_OPENBLAS_CHOSE -u GLIBC_TUNABLES -u CYCLOCC_STARTED_AGAIN " + command;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return {};
   char line[1024];
@@ -49,6 +51,7 @@ Probe run(const std::string& command) {
   if (std::fgets(line, sizeof line, p)) out.name = line;
   if (std::fgets(line, sizeof line, p)) out.tunables = line;
   if (std::fgets(line, sizeof line, p)) out.huge_kb = std::atol(line);
+  if (std::fgets(line, sizeof line, p)) out.pages = line;
   EXPECT_EQ(pclose(p), 0) << command;
   auto chomp = [](std::string& s) {
     while (!s.empty() && s.back() == '\n') s.pop_back();
@@ -57,6 +60,7 @@ Probe run(const std::string& command) {
   chomp(out.note);
   chomp(out.name);
   chomp(out.tunables);
+  chomp(out.pages);
   return out;
 }
 
@@ -139,12 +143,20 @@ TEST(BlasCore, TheLineIsNotFooledByTheEnvironment) {
 TEST(BlasCore, ThroughTheDynamicLoaderTheProgramRunsWithoutStartingAgain) {
   const std::string loader = "/lib64/ld-linux-x86-64.so.2";
   if (!std::ifstream(loader)) GTEST_SKIP() << "no " << loader;
-  const Probe p = run_probe("", loader);
-  ASSERT_NE(p.core, "");  // it ran, with its arguments
-  EXPECT_FALSE(has(p.note, "chose its generic")) << p.note;
-  if (!better_here(p.core).empty()) {
-    EXPECT_TRUE(has(p.note, "could not start itself again")) << p.note;
+  ProbeLink dir;  // for a copy of the loader under another name
+  ASSERT_FALSE(dir.dir.empty());
+  const std::string renamed = dir.dir + "/myloader";
+  ASSERT_EQ(std::system(("cp " + loader + " " + renamed).c_str()), 0);
+  for (const std::string& l : {loader, renamed}) {
+    const Probe p = run_probe("", l);
+    ASSERT_NE(p.core, "") << l;  // it ran, with its arguments
+    EXPECT_EQ(p.tunables, "-") << l;
+    EXPECT_FALSE(has(p.note, "chose its generic")) << p.note;
+    if (!better_here(p.core).empty()) {
+      EXPECT_TRUE(has(p.note, "could not start itself again")) << p.note;
+    }
   }
+  unlink(renamed.c_str());
 }
 
 TEST(BlasCore, TheProgramStartedAgainKeepsTheNameItWasStartedBy) {
@@ -155,13 +167,16 @@ TEST(BlasCore, TheProgramStartedAgainKeepsTheNameItWasStartedBy) {
   const Probe direct = run(BLAS_CORE_PROBE + again);
   const Probe by_link = run(link.dir + "/" + link.name + again);
   const Probe on_path = run("env PATH=" + link.dir + ":/usr/bin:/bin " + link.name + again);
-  for (const Probe& p : {direct, by_link, on_path}) {
+  // A trailing empty PATH entry is the current folder.
+  const Probe in_folder = run("sh -c 'cd " + link.dir + " && PATH=/usr/bin:/bin: exec " + link.name + again + "'");
+  for (const Probe& p : {direct, by_link, on_path, in_folder}) {
     EXPECT_EQ(p.core, "Haswell");
     EXPECT_TRUE(has(p.note, "running with OPENBLAS_CORETYPE=Haswell (its Haswell kernels)")) << p.note;
   }
   EXPECT_EQ(direct.name, "blas_core_probe");
   EXPECT_EQ(by_link.name, link.name);
   EXPECT_EQ(on_path.name, link.name);
+  EXPECT_EQ(in_folder.name, link.name);
 }
 
 TEST(BlasCore, OnlyTheProcessThatStartedAgainSaysSo) {
@@ -191,6 +206,16 @@ TEST(HugePages, MallocAsksForThemWhereTheKernelGivesThemOnRequest) {
   EXPECT_EQ(huge_page_tunables("glibc.malloc.check=3", madvise), "glibc.malloc.check=3:glibc.malloc.hugetlb=1");
 }
 
+TEST(HugePages, TheSettingIsTheLastEntryOfItsExactName) {
+  using cyclocc::par::hugetlb_setting;
+  EXPECT_FALSE(hugetlb_setting(nullptr));
+  EXPECT_FALSE(hugetlb_setting("xglibc.malloc.hugetlb=1:glibc.malloc.hugetlbx=1"));
+  EXPECT_EQ(hugetlb_setting("glibc.malloc.hugetlb=10"), "10");
+  EXPECT_EQ(hugetlb_setting("glibc.malloc.hugetlb=1:a=b:glibc.malloc.hugetlb=0"), "0");
+  EXPECT_EQ(huge_page_tunables("xglibc.malloc.hugetlb=1", "always [madvise] never"),
+            "xglibc.malloc.hugetlb=1:glibc.malloc.hugetlb=1");
+}
+
 TEST(HugePages, NotAskedForWhereTheyAreAlwaysOrNeverGivenOrAChoiceIsSet) {
   EXPECT_EQ(huge_page_tunables(nullptr, "[always] madvise never"), "");
   EXPECT_EQ(huge_page_tunables(nullptr, "always madvise [never]"), "");
@@ -212,9 +237,25 @@ TEST(HugePages, TheProgramStartsAgainWithThemAndUsesThem) {
   EXPECT_GE(p.huge_kb, 32 * 1024) << "kB of huge pages";
   // A user's own tunables are kept, and a choice about huge pages is theirs.
   EXPECT_EQ(run_probe("GLIBC_TUNABLES=glibc.malloc.check=0").tunables, "glibc.malloc.check=0:glibc.malloc.hugetlb=1");
-  const Probe off = run_probe("GLIBC_TUNABLES=glibc.malloc.hugetlb=0");
-  EXPECT_EQ(off.tunables, "glibc.malloc.hugetlb=0");
-  EXPECT_LT(off.huge_kb, 2048) << "kB of huge pages without asking";
+  EXPECT_TRUE(has(p.pages, "memory: malloc on transparent huge pages")) << p.pages;
+  // Turned off, also by a later entry: no huge pages, and the log says none.
+  for (const std::string off_value : {"glibc.malloc.hugetlb=0", "glibc.malloc.hugetlb=1:glibc.malloc.hugetlb=0"}) {
+    const Probe off = run_probe("GLIBC_TUNABLES=" + off_value);
+    EXPECT_EQ(off.tunables, off_value);
+    EXPECT_LT(off.huge_kb, 2048) << "kB of huge pages without asking";
+    EXPECT_EQ(off.pages, "-");
+  }
+}
+
+TEST(HugePages, TheProgramStartedAgainNeverStartsAgain) {
+  // As if the first start had set CYCLOCC_STARTED_AGAIN and a loader had
+  // dropped what else it set: the same process runs on.
+  const Probe p = run("sh -c 'export CYCLOCC_STARTED_AGAIN=$$; exec " BLAS_CORE_PROBE "'");
+  ASSERT_NE(p.core, "");
+  EXPECT_EQ(p.tunables, "-");
+  // Inherited by another process, it does not stop that one's start.
+  const Probe child = run("sh -c 'export CYCLOCC_STARTED_AGAIN=$$; " BLAS_CORE_PROBE "; true'");
+  if (huge_pages_on_request()) EXPECT_EQ(child.tunables, "glibc.malloc.hugetlb=1");
 }
 
 TEST(HugePages, UnderValgrindTheProgramRunsOnWithoutStartingAgain) {
