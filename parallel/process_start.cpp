@@ -37,7 +37,9 @@ std::string path_to_self() {
   struct stat self {};
   if (stat(target, &self) != 0) return "";
   const char* ran = reinterpret_cast<const char*>(getauxval(AT_EXECFN));
-  return same_file(ran, self) ? ran : target;
+  // A descriptor's path (fexecve: /dev/fd/3) would name the process "3".
+  const bool descriptor = ran && (std::string(ran).rfind("/dev/fd/", 0) == 0 || std::string(ran).rfind("/proc/", 0) == 0);
+  return !descriptor && same_file(ran, self) ? ran : target;
 }
 
 // Cases where an exec would not run the same program the same way.
@@ -71,9 +73,10 @@ std::string thp_mode() {
 // PR_SET_THP_DISABLE, inherited, says no: /proc/self/status THP_enabled 0).
 bool thp_allowed_here() {
   std::ifstream status("/proc/self/status");
+  if (!status) return false;  // unreadable (no /proc): not known to be allowed
   for (std::string line; std::getline(status, line);)
     if (line.rfind("THP_enabled:", 0) == 0) return line.find('1') != std::string::npos;
-  return true;
+  return true;  // a kernel without the field
 }
 
 }  // namespace

@@ -177,6 +177,11 @@ TEST(BlasCore, TheProgramStartedAgainKeepsTheNameItWasStartedBy) {
   EXPECT_EQ(by_link.name, link.name);
   EXPECT_EQ(on_path.name, link.name);
   EXPECT_EQ(in_folder.name, link.name);
+  // Run through a descriptor's path (as fexecve does): the restart runs the
+  // file, so the process is not named after the descriptor ("3").
+  const Probe by_fd = run("sh -c 'exec 3<" BLAS_CORE_PROBE "; exec /dev/fd/3" + again + "'");
+  EXPECT_EQ(by_fd.core, "Haswell");
+  EXPECT_EQ(by_fd.name, "blas_core_probe");
 }
 
 TEST(BlasCore, OnlyTheProcessThatStartedAgainSaysSo) {
