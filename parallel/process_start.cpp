@@ -20,9 +20,9 @@ constexpr const char* kHugeTunable = "glibc.malloc.hugetlb";
 // starts again (a loader or a security mode may drop what it set).
 constexpr const char* kStartedAgain = "CYCLOCC_STARTED_AGAIN";
 
-bool same_file(const char* path, const struct stat& file) {
+bool same_file(const std::string& path, const struct stat& file) {
   struct stat s {};
-  return path && stat(path, &s) == 0 && s.st_dev == file.st_dev && s.st_ino == file.st_ino;
+  return !path.empty() && stat(path.c_str(), &s) == 0 && s.st_dev == file.st_dev && s.st_ino == file.st_ino;
 }
 
 // The path that starts the program's file again (start_again_with), or ""
@@ -36,9 +36,10 @@ std::string path_to_self() {
   target[n] = '\0';
   struct stat self {};
   if (stat(target, &self) != 0) return "";
-  const char* ran = reinterpret_cast<const char*>(getauxval(AT_EXECFN));
+  const char* execfn = reinterpret_cast<const char*>(getauxval(AT_EXECFN));
+  const std::string ran = execfn ? execfn : "";
   // A descriptor's path (fexecve: /dev/fd/3) would name the process "3".
-  const bool descriptor = ran && (std::string(ran).rfind("/dev/fd/", 0) == 0 || std::string(ran).rfind("/proc/", 0) == 0);
+  const bool descriptor = ran.rfind("/dev/fd/", 0) == 0 || ran.rfind("/proc/", 0) == 0;
   return !descriptor && same_file(ran, self) ? ran : target;
 }
 
@@ -69,6 +70,9 @@ std::string thp_mode() {
   return mode;
 }
 
+// Whether the kernel's mode (thp_mode) is `m`, e.g. "madvise".
+bool mode_is(const std::string& mode, const std::string& m) { return mode.find("[" + m + "]") != std::string::npos; }
+
 // Whether this process may have transparent huge pages (prctl
 // PR_SET_THP_DISABLE, inherited, says no: /proc/self/status THP_enabled 0).
 bool thp_allowed_here() {
@@ -78,6 +82,9 @@ bool thp_allowed_here() {
     if (line.rfind("THP_enabled:", 0) == 0) return line.find('1') != std::string::npos;
   return true;  // a kernel without the field
 }
+
+// Whether malloc that asks can have huge pages in this process at all.
+bool huge_pages_possible() { return glibc_has_hugetlb() && thp_allowed_here(); }
 
 }  // namespace
 
@@ -119,14 +126,13 @@ void start_again_with(char** argv, const EnvSettings& settings, const std::funct
 }
 
 std::string huge_page_tunables(const char* tunables, const std::string& thp_enabled) {
-  if (thp_enabled.find("[madvise]") == std::string::npos) return "";
-  if (hugetlb_setting(tunables)) return "";
+  if (!mode_is(thp_enabled, "madvise") || hugetlb_setting(tunables)) return "";
   const std::string now = tunables ? tunables : "";
   return (now.empty() ? "" : now + ":") + kHugeTunable + "=1";
 }
 
 EnvSettings huge_page_settings() {
-  if (!glibc_has_hugetlb() || !thp_allowed_here()) return {};
+  if (!huge_pages_possible()) return {};
   const std::string value = huge_page_tunables(std::getenv("GLIBC_TUNABLES"), thp_mode());
   if (value.empty()) return {};
   return {{"GLIBC_TUNABLES", value}};
@@ -135,9 +141,9 @@ EnvSettings huge_page_settings() {
 std::string huge_pages_note() {
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   const auto value = hugetlb_setting(tunables);
-  if (!value || *value != "1" || !glibc_has_hugetlb() || !thp_allowed_here()) return "";
+  if (!value || *value != "1" || !huge_pages_possible()) return "";
   const std::string mode = thp_mode();
-  if (mode.find("[madvise]") == std::string::npos && mode.find("[always]") == std::string::npos) return "";
+  if (!mode_is(mode, "madvise") && !mode_is(mode, "always")) return "";
   return "memory: malloc on transparent huge pages (GLIBC_TUNABLES=" + std::string(tunables) + ")";
 }
 

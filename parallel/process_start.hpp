@@ -34,8 +34,8 @@ void start_again_with(char** argv, const EnvSettings& settings, const std::funct
 // transparent huge pages in Linux's default mode ("madvise": only for
 // memory that asks) glibc's tunable glibc.malloc.hugetlb=1 (glibc 2.35 and
 // later) makes malloc ask, and memory faults 2 MiB at a time. Measured on a
-// 2-vCPU virtual machine: the MO transform of H2O/aug-cc-pVTZ at 1 rank
-// 9.5 -> 7.5 s, 480 000 -> 3 900 page faults, the same peak memory.
+// 2-vCPU virtual machine, H2O/aug-cc-pVTZ CCSD at 1 rank: 13.4 -> 8.5 s,
+// 480 000 -> 25 000 page faults, peak memory 4% higher (README).
 //
 // The value of glibc.malloc.hugetlb in a GLIBC_TUNABLES value (the last
 // entry of that name), or none.

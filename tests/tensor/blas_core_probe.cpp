@@ -1,14 +1,15 @@
 // A program for test_blas_core: starts as cyclocc does
-// (start_in_fitting_environment), then prints the kernels OpenBLAS runs, the
-// log's line, the process's name (/proc/self/comm), GLIBC_TUNABLES ("-"
-// when unset), the kB of huge pages that back 64 MiB just allocated by
-// malloc and written, and the log's memory line ("-" when none), one per line. With the arguments --start-again-with CORE it
-// first starts again with OPENBLAS_CORETYPE CORE whatever OpenBLAS chose, so
-// that the restart is tested on any processor.
+// (start_in_fitting_environment), then prints, one per line: the kernels
+// OpenBLAS runs, the log's BLAS line, the process's name (/proc/self/comm),
+// GLIBC_TUNABLES ("-" when unset), the kB of huge pages that back 64 MiB just
+// allocated by malloc and written, and the log's memory line ("-" when none).
+// With the arguments --start-again-with CORE it first starts again with
+// OPENBLAS_CORETYPE CORE whatever OpenBLAS chose, so that the restart is
+// tested on any processor.
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <cstring>
+#include <fstream>
 #include <string>
 
 #include "parallel/process_start.hpp"

@@ -260,7 +260,9 @@ TEST(HugePages, TheProgramStartedAgainNeverStartsAgain) {
   EXPECT_EQ(p.tunables, "-");
   // Inherited by another process, it does not stop that one's start.
   const Probe child = run("sh -c 'export CYCLOCC_STARTED_AGAIN=$$; " BLAS_CORE_PROBE "; true'");
-  if (huge_pages_on_request()) EXPECT_EQ(child.tunables, "glibc.malloc.hugetlb=1");
+  if (huge_pages_on_request()) {
+    EXPECT_EQ(child.tunables, "glibc.malloc.hugetlb=1");
+  }
 }
 
 TEST(HugePages, UnderValgrindTheProgramRunsOnWithoutStartingAgain) {
