@@ -84,11 +84,13 @@ void report(RunContext& ctx, const chem::ScfResult& scf, const std::string& meth
                 res.iterations, res.energy, scf.energy + res.energy);
 }
 
-// Bytes of local copies one rank may hold for (T): a quarter of the machine's
-// memory shared by all ranks (the ranks of a job may share a node).
-double triples_budget(int nranks) {
-  const double bytes = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-  return bytes / (4.0 * nranks);
+// The least share of memory any rank may still use (app/memory.hpp: the
+// node's MemAvailable and the job's cgroup limits, shared by the ranks on a
+// node). Collective: the same on every rank.
+double least_share_per_rank(RunContext& ctx) {
+  const double physical = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const double mine = share_per_rank(available_bytes(), physical, ctx.comm.ranks_on_this_node());
+  return -ctx.comm.allreduce_max(-mine);
 }
 
 // The transform's estimated peak per rank (chem::transform_peak_bytes and
@@ -98,8 +100,7 @@ void report_transform_memory(RunContext& ctx, const chem::Basis& basis, const ch
                              bool restricted, cc::VvvvNeeds needs) {
   constexpr double kProgramBytes = 100.0 * 1048576;
   const double need = chem::transform_peak_bytes(basis.nbf, space, restricted, needs, ctx.comm.size()) + kProgramBytes;
-  const double mine = available_bytes() / ctx.comm.ranks_on_this_node();
-  const double least = -ctx.comm.allreduce_max(-mine);
+  const double least = least_share_per_rank(ctx);
   ctx.log.print("MO transform: about %.0f MB per rank at its peak (estimate, docs/methods.md)\n", need / 1048576);
   if (need > least)
     ctx.log.print("warning: the MO transform needs about %.0f MB per rank, but a node has only %.0f MB available "
@@ -114,7 +115,9 @@ void run_triples(RunContext& ctx, const chem::ScfResult& scf, const cc::MoIntegr
   const TimingOnExit clock(ctx.results, "triples");
   const int P = ctx.comm.size();
   const double mb = 8.0 * cc::per_triple_words(mo.dims, P) / 1048576.0;
-  const double budget_mb = triples_budget(P) / 1048576.0;
+  // Local copies one rank may hold: a quarter of the least share, so that a
+  // batch job's memory limit is respected, and every rank takes one path.
+  const double budget_mb = least_share_per_rank(ctx) / 4.0 / 1048576.0;
   cc::TriplesOptions opt;
   opt.per_triple = mb <= budget_mb;
   const int o = mo.dims.occ[0];

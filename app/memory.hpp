@@ -1,5 +1,6 @@
 // How much memory this process may still use, for the MO transform's
-// warning (correlated.cpp): the node's and the batch job's limits.
+// warning and the (T) budget (correlated.cpp): the node's and the batch
+// job's limits.
 #pragma once
 
 #include <string>
@@ -13,5 +14,10 @@ namespace cyclocc::app {
 // found through PROC/self/cgroup. Infinity if none can be read. The folders
 // are parameters for tests.
 double available_bytes(const std::string& proc = "/proc", const std::string& cgroup_fs = "/sys/fs/cgroup");
+
+// One rank's share of `available` bytes (available_bytes()) on a node of
+// `physical` bytes that `ranks_on_node` ranks share: the node's memory
+// bounds it when no limit could be read (available is infinite).
+double share_per_rank(double available, double physical, int ranks_on_node);
 
 }  // namespace cyclocc::app

@@ -67,3 +67,31 @@ TEST_F(Memory, CgroupV1MemoryController) {
   write("cgroup/memory/job/task/memory.usage_in_bytes", "4096\n");
   EXPECT_DOUBLE_EQ(available(), 2.5 * kGiB);
 }
+
+TEST(MemoryShare, TheLeastOfAvailableAndPhysicalSplitOverTheNodesRanks) {
+  using cyclocc::app::share_per_rank;
+  EXPECT_EQ(share_per_rank(8 * kGiB, 24 * kGiB, 2), 4 * kGiB);     // a job's limit below the node's memory
+  EXPECT_EQ(share_per_rank(INFINITY, 24 * kGiB, 4), 6 * kGiB);    // nothing readable: the node's memory
+  EXPECT_EQ(share_per_rank(32 * kGiB, 24 * kGiB, 1), 24 * kGiB);  // never more than the node has
+  EXPECT_EQ(share_per_rank(8 * kGiB, 24 * kGiB, 0), 8 * kGiB);    // no count of ranks: this one alone
+}
+
+// The kernel reclaims inactive file cache (a checkpoint just written) before
+// the limit is hit: it is room, not use.
+TEST_F(Memory, InactiveFileCacheIsRoom) {
+  write("proc/self/cgroup", "0::/job_8\n");
+  write("cgroup/job_8/memory.max", std::to_string(4 * kGiB) + "\n");
+  write("cgroup/job_8/memory.current", std::to_string(3 * kGiB) + "\n");
+  write("cgroup/job_8/memory.stat", "anon 1073741824\nfile 2147483648\ninactive_file " +
+                                        std::to_string(static_cast<long long>(1.5 * kGiB)) + "\nactive_file 5\n");
+  EXPECT_DOUBLE_EQ(available(), 2.5 * kGiB);
+}
+
+TEST_F(Memory, CgroupV1HierarchicalInactiveFileCache) {
+  write("proc/self/cgroup", "5:memory:/job\n");
+  write("cgroup/memory/job/memory.limit_in_bytes", std::to_string(4 * kGiB) + "\n");
+  write("cgroup/memory/job/memory.usage_in_bytes", std::to_string(3 * kGiB) + "\n");
+  write("cgroup/memory/job/memory.stat", "cache 5\ninactive_file 1024\ntotal_inactive_file " +
+                                             std::to_string(static_cast<long long>(1 * kGiB)) + "\n");
+  EXPECT_DOUBLE_EQ(available(), 2 * kGiB);
+}
