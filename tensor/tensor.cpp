@@ -267,6 +267,10 @@ void Tensor::for_each(const std::function<void(const int*, double)>& f) const {
   walk_indices(*layout_, [&](const int* x, std::int64_t i) { f(x, data_[i]); });
 }
 
+void Tensor::for_each_offset(const std::function<void(const int*, std::int64_t)>& f) const {
+  walk_indices(*layout_, f);
+}
+
 double Tensor::dot(const Tensor& o) const { return dots({&o})[0]; }
 
 std::vector<double> Tensor::dots(const std::vector<const Tensor*>& others) const {

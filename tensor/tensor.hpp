@@ -105,6 +105,8 @@ class Tensor {
   // Calls f(global index tuple, value) for every local element.
   void transform(const std::function<void(const int* idx, double& v)>& f);
   void for_each(const std::function<void(const int* idx, double v)>& f) const;
+  // Calls f(global index tuple, offset in data()) for every local element.
+  void for_each_offset(const std::function<void(const int* idx, std::int64_t offset)>& f) const;
 
   // Sums over the packed (unique) elements; `o` may have another mapping.
   double dot(const Tensor& o) const;

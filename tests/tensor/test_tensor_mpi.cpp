@@ -313,6 +313,25 @@ TEST(Contraction, SymmetricContractedGroups) {
   check_all_variants(1.0, {"efi", mk({6, 6, 4}, "SNN")}, {"efj", mk({6, 6, 5}, "NNN")}, 0.0, {"ij", mk({4, 5}, "NN")});
 }
 
+// The diagonal weights of a folded symmetric group are worked out once per
+// layout and kept in the context: later calls, with new values and with
+// other tensors of the same layout, still weight the diagonal.
+TEST(Contraction, SymmetricContractedGroupsKeptWeights) {
+  Context ctx(world());
+  const Shape sv = mk({6, 6, 7, 7}, "SNSN"), st = mk({7, 7, 4, 4}, "SNSN"), sr = mk({6, 6, 4, 4}, "SNSN");
+  Tensor V(ctx, sv, "V"), T(ctx, st, "T"), U(ctx, st, "U");
+  V.fill_random(3);
+  for (int call = 0; call < 3; ++call) {
+    Tensor& t = call == 2 ? U : T;
+    t.fill_random(20 + call);
+    Tensor R(ctx, sr, "R");
+    contract(0.5, V, "abef", t, "efij", 0.0, R, "abij");
+    auto X = dense::product(0.5, dense::to_dense(V), "abef", dense::to_dense(t), "efij", sr.lens, "abij");
+    const auto ref = dense::symmetrize(sr, X, dense::output_classes("abij", {{sv, "abef"}, {st, "efij"}}));
+    EXPECT_LT(dense::packed_error(sr, ref, dense::to_dense(R)), 1e-12) << "call " << call;
+  }
+}
+
 TEST(Contraction, RingWithBrokenSymmetry) {
   check_all_variants(1.0, {"amie", mk({6, 4, 4, 6}, "NNNN")}, {"ebmj", mk({6, 6, 4, 4}, "ANAN")}, 1.0,
                      {"abij", mk({6, 6, 4, 4}, "ANAN")});
