@@ -106,9 +106,12 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
     }
     // <ma|ef> and <mn|ef> split the same way (for Z_maij and W_mnij), and
     // L = 2 <mn|ef> - <mn|fe> (the closed-shell F, T1, ring and energy terms).
+    // <ma|ef>'s halves also lie along ef, so that Z+- split ef as the ladder
+    // does and tau+- stay in place (P5a at 2 ranks: Z+ and Z- 0.82 and 0.53 ->
+    // 0.47 ms per iteration each; with <ma|ef> along a, tau+- moved every time).
     const Tensor& ovvv = tensor::spatial_block(mo.ovvv);
     const Tensor& oovv = tensor::spatial_block(mo.oovv);
-    auto ov = closed_shell::exchange_parts(ovvv, {N, N, Sym::SY, N}, "<ov|vv>");
+    auto ov = closed_shell::exchange_parts(ovvv, {N, N, Sym::SY, N}, "<ov|vv>", &along_ef);
     auto oo = closed_shell::exchange_parts(oovv, {Sym::SY, N, Sym::SY, N}, "<oo|vv>");
     mo.ovvv_plus.emplace(std::move(ov[0]));
     mo.ovvv_minus.emplace(std::move(ov[1]));
