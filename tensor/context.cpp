@@ -23,6 +23,13 @@ bool Context::reserve_program_bytes(std::int64_t bytes) {
   return true;
 }
 
+bool Context::reserve_local_list_bytes(std::int64_t bytes) {
+  constexpr std::int64_t kLocalListBudget = std::int64_t{64} << 20;
+  if (local_list_bytes_ + bytes > kLocalListBudget) return false;
+  local_list_bytes_ += bytes;
+  return true;
+}
+
 namespace {
 std::string groups_key(const std::vector<Group>& groups, int phase) {
   std::string k = std::to_string(phase) + ":";

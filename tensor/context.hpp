@@ -62,6 +62,13 @@ class Context {
   // nothing taken, when that would exceed the budget.
   bool reserve_program_bytes(std::int64_t bytes);
 
+  // Local lists that only this rank's arithmetic reads (the diagonal weights
+  // of contract.cpp), kept while they fit in 64 MB per rank. Unlike the
+  // program budget, which every rank charges alike so that all ranks keep
+  // the same redistributions, each rank charges its own sizes here: nothing
+  // another rank does depends on what one keeps.
+  bool reserve_local_list_bytes(std::int64_t bytes);
+
   // Whether tensors made Tensor::Unset start as NaN rather than unset, so
   // that reading an element before it is written shows in the results. Set
   // from the environment variable CYCLOCC_POISON_UNSET (the MPI tests' main
@@ -78,6 +85,7 @@ class Context {
   std::unordered_map<std::string, std::shared_ptr<const void>> extensions_;
   std::int64_t program_budget_ = std::int64_t{256} << 20;
   std::int64_t program_bytes_ = 0;
+  std::int64_t local_list_bytes_ = 0;
   bool poison_unset_ = false;
 };
 

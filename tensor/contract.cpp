@@ -200,13 +200,13 @@ void local_gemm(const ContractionPlan& p, const Tensor& Ac, const Tensor& Bc, Te
   }
 }
 
-// A copy of the prepared operand X with each element scaled by 1 / prod(m!)
-// over the runs of m equal values inside the given (symmetric, sorted) groups.
 // weighted_copy's factors where they are not 1: (local offset, 1 / the
 // product of the run lengths). They depend on the layout and the groups
-// alone: worked out once and kept in the context while they fit the program
-// budget (the ladders weight tau+ at every CC iteration; walking its
-// elements took 0.4 ms per call, P5a at 2 ranks), else on every call.
+// alone: worked out once and kept in the context while they fit
+// (Context::reserve_local_list_bytes; the ladders weight tau+ at every CC
+// iteration, and walking its elements took 0.4 ms per call, P5a at 2
+// ranks), else on every call. No collective: the ranks may weight different
+// operands (the smaller local copy).
 using Weights = std::vector<std::pair<std::int64_t, double>>;
 std::shared_ptr<const Weights> weights_of(const Tensor& X, const std::vector<Range>& groups) {
   std::string key = "weighted_copy " + layout_id(X.layout());
@@ -224,10 +224,12 @@ std::shared_ptr<const Weights> weights_of(const Tensor& X, const std::vector<Ran
     if (f != 1.0) w->emplace_back(i, f);
   });
   const auto bytes = static_cast<std::int64_t>(w->capacity() * sizeof(Weights::value_type));
-  if (X.ctx().reserve_program_bytes(bytes)) kept.emplace(key, w);
+  if (X.ctx().reserve_local_list_bytes(bytes)) kept.emplace(key, w);
   return w;
 }
 
+// A copy of the prepared operand X with each element scaled by 1 / prod(m!)
+// over the runs of m equal values inside the given (symmetric, sorted) groups.
 Tensor weighted_copy(const Tensor& X, const std::vector<Range>& groups) {
   const auto weights = weights_of(X, groups);
   Tensor w(X.ctx(), X.shape(), X.mapping(), X.name());
