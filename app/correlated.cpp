@@ -84,13 +84,27 @@ void report(RunContext& ctx, const chem::ScfResult& scf, const std::string& meth
                 res.iterations, res.energy, scf.energy + res.energy);
 }
 
+double physical_bytes() {
+  return static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+}
+
 // The least share of memory any rank may still use (app/memory.hpp: the
 // node's MemAvailable and the job's cgroup limits, shared by the ranks on a
 // node). Collective: the same on every rank.
 double least_share_per_rank(RunContext& ctx) {
-  const double physical = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-  const double mine = share_per_rank(available_bytes(), physical, ctx.comm.ranks_on_this_node());
+  const double mine = share_per_rank(available_bytes(), physical_bytes(), ctx.comm.ranks_on_this_node());
   return -ctx.comm.allreduce_max(-mine);
+}
+
+// Bytes of local copies one rank may hold for (T): a quarter of the
+// machine's memory shared by all ranks (the ranks of a job may share a
+// node), the least over the ranks so that every rank takes the same path.
+// Not what is still available: the windowed path is for systems whose
+// per-triple copies are too large, and on small ones it holds more than
+// they do (under a tight cgroup limit, choosing it got runs killed that the
+// per-triple path fit; review of stop 29).
+double triples_budget(RunContext& ctx) {
+  return -ctx.comm.allreduce_max(-physical_bytes() / (4.0 * ctx.comm.size()));
 }
 
 // The transform's estimated peak per rank (chem::transform_peak_bytes and
@@ -115,9 +129,7 @@ void run_triples(RunContext& ctx, const chem::ScfResult& scf, const cc::MoIntegr
   const TimingOnExit clock(ctx.results, "triples");
   const int P = ctx.comm.size();
   const double mb = 8.0 * cc::per_triple_words(mo.dims, P) / 1048576.0;
-  // Local copies one rank may hold: a quarter of the least share, so that a
-  // batch job's memory limit is respected, and every rank takes one path.
-  const double budget_mb = least_share_per_rank(ctx) / 4.0 / 1048576.0;
+  const double budget_mb = triples_budget(ctx) / 1048576.0;
   cc::TriplesOptions opt;
   opt.per_triple = mb <= budget_mb;
   const int o = mo.dims.occ[0];

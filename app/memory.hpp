@@ -1,18 +1,19 @@
-// How much memory this process may still use, for the MO transform's
-// warning and the (T) budget (correlated.cpp): the node's and the batch
-// job's limits.
+// How much memory the ranks may still use, for the MO transform's warning
+// (correlated.cpp): the node's and the batch job's limits.
 #pragma once
 
 #include <string>
 
 namespace cyclocc::app {
 
-// Bytes this process may still allocate: the least of the node's
-// MemAvailable (PROC/meminfo) and the room left under the memory limit of
-// its cgroup and of every ancestor (cgroup v2: memory.max - memory.current;
-// v1: memory.limit_in_bytes - memory.usage_in_bytes, under CGROUP_FS/memory),
-// found through PROC/self/cgroup. Infinity if none can be read. The folders
-// are parameters for tests.
+// Bytes this process and those that share its node and its cgroups may
+// still allocate together: the least of the node's MemAvailable
+// (PROC/meminfo) and the room left under the memory limit of its cgroup and
+// of every ancestor (cgroup v2: memory.max - (memory.current - inactive_file);
+// v1: memory.limit_in_bytes - (memory.usage_in_bytes - total_inactive_file),
+// under CGROUP_FS/memory; inactive file cache is reclaimed before the limit
+// is hit), found through PROC/self/cgroup. Infinity if none can be read. The
+// folders are parameters for tests.
 double available_bytes(const std::string& proc = "/proc", const std::string& cgroup_fs = "/sys/fs/cgroup");
 
 // One rank's share of `available` bytes (available_bytes()) on a node of
