@@ -601,6 +601,9 @@ void apply_moves(const Moves& m, const double* x, double* y, double alpha, bool 
 struct RemapProgram {
   std::vector<std::int64_t> send_counts, recv_counts;
   std::int64_t send_size = 0;
+  // Whether any rank sends anything: when none does, the exchange is skipped
+  // (it would only make the ranks wait for each other).
+  bool exchange = true;
   Moves send, local, recv;
   std::int64_t bytes() const { return send.bytes() + local.bytes() + recv.bytes(); }
 };
@@ -643,7 +646,7 @@ RemapProgram remap_program(const Layout& X, const Layout& Y, const std::vector<i
 
 void run_program(const RemapProgram& p, const par::Comm& comm, const double* x, double* y, double alpha, bool add) {
   apply_moves(p.local, x, y, alpha, add);
-  if (comm.size() == 1) return;
+  if (comm.size() == 1 || !p.exchange) return;
   par::Buffer<double> send(static_cast<std::size_t>(p.send_size));
   apply_moves(p.send, x, send.data(), 1.0, false);
   const auto recv = comm.alltoallv_known(send, p.send_counts, p.recv_counts);
@@ -688,6 +691,7 @@ const RemapProgram* cached_program(Context& ctx, const Layout& X, const Layout& 
   if (!ctx.reserve_program_bytes(bound)) return nullptr;
   auto p = std::make_shared<RemapProgram>(remap_program(X, Y, perm, partial, ctx.rank()));
   ctx.reserve_program_bytes(ctx.comm().allreduce_max(p->bytes()) - bound);
+  p->exchange = ctx.comm().allreduce_max(p->send_size) > 0;
   cache[k] = p;  // not `it`: an unordered map may have rehashed meanwhile
   return p.get();
 }
