@@ -226,7 +226,8 @@ double CcCheckpoint::save(const std::string& method, const cc::Amplitudes& t, co
     // from the file it replaced if that differs from it in this group alone.
     using Start = chem::CheckpointWriter::Start;
     const Start start = !saved_ ? Start::empty : previous_differs_in_ == method ? Start::previous : Start::copy;
-    chem::CheckpointWriter w(ctx_.comm, path(), start);
+    if (!access_) access_.emplace(ctx_.comm);
+    chem::CheckpointWriter w(ctx_.comm, path(), start, &*access_);
     // At most the file it replaces and this method's amplitudes anew.
     std::error_code ec;
     const auto replaced = std::filesystem::file_size(path(), ec);

@@ -112,6 +112,7 @@ class CcCheckpoint {
   // The method whose group alone PATH.prev (the file the last save replaced)
   // differs in: the next save of it starts from PATH.prev instead of a copy.
   std::optional<std::string> previous_differs_in_;
+  std::optional<chem::CheckpointAccess> access_;  // made at the first save, kept for the others
   std::optional<chem::CommitInFlight> in_flight_;  // a save's commit still running (Commit::background)
   double write_seconds_ = 0;                  // all saves, for extras.timings.cc_checkpoint
 };

@@ -510,10 +510,18 @@ ScfResult CheckpointReader::read_scf() const {
 
 // ---- writer -------------------------------------------------------------------
 
-CheckpointWriter::CheckpointWriter(const par::Comm& comm, std::string path, Start start)
+static_assert(std::is_same_v<hid_t, std::int64_t>, "CheckpointAccess keeps a hid_t as std::int64_t");
+
+CheckpointAccess::CheckpointAccess(const par::Comm& comm) : fapl_((silence_hdf5(), file_access(comm, true))) {}
+
+CheckpointAccess::~CheckpointAccess() { H5Pclose(fapl_); }
+
+CheckpointWriter::CheckpointWriter(const par::Comm& comm, std::string path, Start start,
+                                   const CheckpointAccess* access)
     : comm_(comm), path_(std::move(path)), tmp_path_(checkpoint_temp_path(path_)) {
   silence_hdf5();
-  Handle fapl(file_access(comm_, true), H5Pclose);
+  const Handle own(access ? -1 : file_access(comm_, true), H5Pclose);
+  const hid_t fapl = access ? access->fapl() : own.get();
   if (start != Start::empty) {
     bool ok = false;
     if (comm_.root()) {
@@ -525,8 +533,8 @@ CheckpointWriter::CheckpointWriter(const par::Comm& comm, std::string path, Star
     }
     from_copy_ = !comm_.any(comm_.root() && !ok);
   }
-  if (from_copy_) file_ = H5Fopen(tmp_path_.c_str(), H5F_ACC_RDWR, fapl.get());
-  else file_ = H5Fcreate(tmp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
+  if (from_copy_) file_ = H5Fopen(tmp_path_.c_str(), H5F_ACC_RDWR, fapl);
+  else file_ = H5Fcreate(tmp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   if (comm_.any(file_ < 0)) {
     if (file_ >= 0) H5Fclose(file_);
     file_ = -1;

@@ -247,6 +247,37 @@ TEST_F(CheckpointTest, StartingFromThePreviousCheckpoint) {
   EXPECT_FALSE(exists(chem::checkpoint_temp_path(path)));
 }
 
+// One kept file access serves a run's many writes, whatever each starts from
+// (a CC run makes it once), and stays usable after a write was abandoned.
+TEST_F(CheckpointTest, AKeptFileAccessServesManyWrites) {
+  using Start = chem::CheckpointWriter::Start;
+  using Keep = chem::CheckpointWriter::Keep;
+  const std::string path = file("access.h5");
+  const std::int64_t total = 777;
+  const auto [off, cnt] = piece(total, comm().rank(), comm().size(), false);
+  const chem::CheckpointAccess access(comm());
+  const std::vector<Start> starts = {Start::empty, Start::copy, Start::previous, Start::previous};
+  for (std::size_t k = 0; k < starts.size(); ++k) {
+    const auto v = ramp(total, 0.5 + static_cast<double>(k));
+    {
+      chem::CheckpointWriter abandoned(comm(), file("abandoned.h5"), Start::empty, &access);
+      abandoned.write_array("/x", {1.0});
+    }  // never committed: removed
+    chem::CheckpointWriter w(comm(), path, starts[k], &access);
+    EXPECT_EQ(w.from_copy(), k > 0);
+    w.create_group("/ccsd");
+    w.write_distributed("/ccsd/t2_abab", total, off, v.data() + off, cnt);
+    w.set_int("/ccsd", "iteration", static_cast<std::int64_t>(k));
+    w.commit(Keep::previous);
+    chem::CheckpointReader r(comm(), path);  // verifies the checksums
+    EXPECT_EQ(r.read_array("/ccsd/t2_abab"), v);
+    EXPECT_EQ(r.read_int("/ccsd", "iteration"), static_cast<std::int64_t>(k));
+  }
+  chem::remove_previous_checkpoint(comm(), path);
+  comm().barrier();
+  EXPECT_FALSE(fs::exists(file("abandoned.h5")));
+}
+
 // A commit in the background: `then` runs once on rank 0 when the new file
 // is in place, the replaced one is kept, and finish() reports a
 // failed rename on every rank (then `then` never runs and PATH is untouched).
