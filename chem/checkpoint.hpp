@@ -154,7 +154,6 @@ class CommitInFlight {
   std::future<bool> moved_;  // rank 0's thread: whether PATH.tmp is now PATH
 };
 
-// Writes a new checkpoint to PATH.tmp; commit() puts it in place.
 // The file access (MPI-IO on the run's communicator) of checkpoint writes,
 // made once and kept for a run's many writes: making it costs collective
 // calls (about 0.3 ms of each CC iteration's write at 2 ranks).
@@ -170,6 +169,7 @@ class CheckpointAccess {
   std::int64_t fapl_;
 };
 
+// Writes a new checkpoint to PATH.tmp; commit() puts it in place.
 class CheckpointWriter {
  public:
   // How PATH.tmp starts: empty; as a copy of PATH; or as PATH.prev, the
