@@ -112,6 +112,7 @@ Buffer<T> Comm::exchange_known(std::span<const T> send, const std::vector<std::i
     }
   }
   Buffer<T> recv(static_cast<std::size_t>(ro));
+  ++counters_->exchanges;
   MPI_Alltoallv(send.data(), sc.data(), sd.data(), type, recv.data(), rc.data(), rd.data(), type, comm_);
   return recv;
 }

@@ -67,6 +67,8 @@ class Comm {
   // Words moved by this rank since construction (sent to / received from others).
   std::int64_t words_sent() const { return counters_->words_sent; }
   std::int64_t words_received() const { return counters_->words_received; }
+  // All-to-all exchanges (alltoallv, alltoallv_known) this rank took part in.
+  std::int64_t exchanges() const { return counters_->exchanges; }
 
   Stats& stats() const { return counters_->stats; }
 
@@ -74,6 +76,7 @@ class Comm {
   struct Counters {
     std::int64_t words_sent = 0;
     std::int64_t words_received = 0;
+    std::int64_t exchanges = 0;
     Stats stats;
   };
   template <class T>

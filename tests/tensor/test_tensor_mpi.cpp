@@ -213,6 +213,35 @@ TEST(Storage, KeptRemapProgramsMatchTheWalk) {
   }
 }
 
+// A kept remap in which no rank sends anything (here a reordering of the
+// indices that no grid dimension distributes) runs without an exchange; one
+// that moves data still exchanges on every call.
+TEST(Storage, KeptLocalRemapsRunWithoutAnExchange) {
+  Context ctx(world());
+  const int P = ctx.nranks();
+  const Shape s = mk({6, 5, 4, 3}, "NNNN"), t = mk({6, 5, 3, 4}, "NNNN");
+  const Mapping on_first = Mapping::along(P, 0, 1);
+  Tensor X(ctx, s, on_first);
+  X.fill_random(5);
+  Tensor local(ctx, t, on_first), moved(ctx, t, Mapping::along(P, 1, 2));
+  const std::vector<int> swap_last = {0, 1, 3, 2};
+  auto exchanges_of = [&](Tensor& Y) {
+    const std::int64_t before = ctx.comm().exchanges();
+    for (int k = 0; k < 4; ++k) remap(X, Y, swap_last, 1.0);  // kept from the second call on
+    return ctx.comm().exchanges() - before;
+  };
+  // The walk's first call always exchanges; the kept program's calls do not.
+  EXPECT_EQ(exchanges_of(local), P > 1 ? 1 : 0);
+  EXPECT_EQ(exchanges_of(moved), P > 1 ? 4 : 0);
+  Context walk(world());
+  walk.set_program_budget(0);
+  Tensor Xw(walk, s, on_first), Yw(walk, t, on_first);
+  Xw.fill_random(5);
+  for (int k = 0; k < 4; ++k) remap(Xw, Yw, swap_last, 1.0);
+  EXPECT_EQ(local.gather_all(), Yw.gather_all());
+  EXPECT_EQ(moved.gather_all(), Yw.gather_all());
+}
+
 // A kept program skips the exchange of counts, so every rank must keep (and
 // run) the programs of the same remaps: each rank charges the budget alike
 // even where the ranks hold unequal shares, and with the budget running out
