@@ -53,8 +53,13 @@ bool skinny_gemm_fits(std::int64_t M, std::int64_t N, std::int64_t K, bool a_tra
   if (!isa) return false;
   // bench/tensor/bench_skinny --sweep: 1.1-3x faster than OpenBLAS from 64
   // rows on with up to 8 columns, from about 300 rows and 300 contracted with
-  // 9-16; slower on fewer rows, where packing op(B) is not repaid.
-  if (N <= kSkinnyMaxColumns) return N <= 8 ? M >= 32 && K >= 8 : M >= 256 && K >= 256;
+  // 9-16; slower on fewer rows, where packing op(B) is not repaid. With 9-16
+  // columns also on a long A (4096 rows or more) from 57 contracted, when A
+  // comes from memory, as the integrals do in an iteration (--cold --sweep:
+  // 1.16-1.76x with K = 57-128, 0.86-1.01x with K = 32; closed-shell P_mbej
+  // of (H2O)3 cc-pVDZ at 2 ranks, M = 24368, N = 15, K = 57: 1.49x).
+  if (N <= 8) return M >= 32 && K >= 8;
+  if (N <= kSkinnyMaxColumns) return (M >= 256 && K >= 256) || (M >= 4096 && K >= 57);
   // Wider C in passes of at most 16 columns, with the 32-register build only:
   // on Zen 4, against OpenBLAS's Cooperlake kernels in slabs of rows (as
   // local_gemm runs them), 1.5-2.2x with 17-64 columns at M = K = 2000 and

@@ -147,6 +147,11 @@ TEST(SkinnyGemm, TakesOnlyProductsItIsMadeFor) {
   EXPECT_FALSE(skinny_gemm_fits(1000, 8, 1000, true));  // A transposed: OpenBLAS
   EXPECT_FALSE(skinny_gemm_fits(1000, 0, 1000, false));
   EXPECT_FALSE(skinny_gemm_fits(16, 4, 1000, false));  // few rows: OpenBLAS
+  // 9-16 columns with a short contraction: only on a long A.
+  const bool any = !isas.empty();
+  EXPECT_EQ(skinny_gemm_fits(24368, 15, 57, false), any);
+  EXPECT_FALSE(skinny_gemm_fits(20000, 15, 32, false));  // too few contracted
+  EXPECT_FALSE(skinny_gemm_fits(2000, 15, 57, false));   // A in cache: OpenBLAS
 }
 
 }  // namespace
