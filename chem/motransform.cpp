@@ -159,13 +159,19 @@ double transform_peak_bytes(int nbf, const ActiveSpace& space, bool restricted, 
   const double b = quarters + kets + p * v * (v + 1) / 2;
   // The kets, the bra quarters and MO blocks (and a transient copy of the
   // largest bra quarter), and the <vv|vv> integrals: the chemist blocks
-  // (v^4/4 each), the method's <vv||vv> or ladder halves, and the send and
-  // receive buffers of their redistribution.
+  // (v^4/4 each) and the <vv||vv> blocks with the send and receive buffers
+  // of their redistribution; or, for the restricted ladder alone, its halves
+  // (v^4/2) and one window of w v^4 rows' temporaries at a time: the rows
+  // (w v^4/2), unpacked (w v^4), the window of the halves (w v^4/2) and, at
+  // P > 1, the buffers (2 w v^4).
   double c = kets + (spin_pairs + 1) * N * n * n * n / 2 + spin_pairs * o * v * v * v;
   const double buffers = nranks > 1 ? 2 * v4 : v4;
-  const bool vvvv = needs.ladder || needs.blocks;  // MP2 builds none
-  if (vvvv && !restricted) c += 3 * v4 / 4 + 3 * v4 / 2 + buffers;
-  if (vvvv && restricted) c += v4 / 4 + (needs.ladder ? v4 + v4 / 2 : 0) + (needs.blocks ? v4 : 0) + buffers;
+  if (!restricted && (needs.ladder || needs.blocks)) c += 3 * v4 / 4 + 3 * v4 / 2 + buffers;
+  if (restricted) {
+    const double w = v > 0 ? cc::vvvv_row_window(static_cast<int>(v)) / v : 0;
+    const double blocks = needs.blocks ? v4 / 4 + v4 : 0;
+    c += blocks + std::max(needs.blocks ? buffers : 0, needs.ladder ? v4 / 2 + w * v4 * (nranks > 1 ? 4 : 2) : 0);
+  }
   return 8 * std::max({a, b, c}) / nranks;
 }
 
@@ -237,6 +243,21 @@ class ChemistTransform {
     // (contract.hpp conventions).
     y2["pqrs"] = (same ? 0.5 : 1.0) * y1["mqrs"] * cp["mp"];
     return blocks_.emplace(key, std::move(y2)).first->second;
+  }
+
+  // Rows [first, first + count) of p of the block (pq|rs) of spin s in
+  // `spaces` (as for operator()): (pq|rs) for p in the window, p and q
+  // unpaired. The whole block's product with a window of the coefficients;
+  // not kept.
+  Tensor rows(int s, const std::string& spaces, int first, int count) {
+    const Tensor& y1 = bra_quarter(s, s, spaces);
+    const Tensor& c = c_[s][space(spaces[0])];
+    const Tensor cp = c.slice({0, first}, Shape({n_, count}, {}), "C rows");
+    const auto& hl = y1.shape().lens;
+    Tensor y2(ctx_, Shape({count, hl[1], hl[2], hl[3]}, {Sym::NS, Sym::NS, y1.shape().sym[2], Sym::NS}), along(2, 4),
+              "(pq|rs) rows");
+    y2["pqrs"] = y1["mqrs"] * cp["mp"];
+    return y2;
   }
 
  private:
@@ -354,7 +375,11 @@ cc::MoIntegrals transform_integrals(tensor::Context& ctx, const Basis& basis, co
         // Closed shell: alpha and beta orbitals are the same.
         return restricted ? chem(0, 0, sp) : chem(s1, s2, sp);
       },
-      needs);
+      needs,
+      [&](int first, int count) {
+        step("MO blocks, (vv|vv) rows from " + std::to_string(first + 1));
+        return chem.rows(0, "vvvv", first, count);
+      });
   const double t2 = now();
   log.print("MO transform: transformation and spin blocks %.2f s\n", t2 - t1);
   if (stats) *stats = TransformStats{t1 - t0, t2 - t1};

@@ -481,6 +481,51 @@ Tensor Tensor::slice(const std::vector<int>& offsets, const Shape& yshape, std::
   for (std::size_t k = 0; k < vals.size(); ++k) y.data()[where[k]] = sign[k] * vals[k];
   return y;
 }
+
+namespace {
+
+// Why part cannot be added to whole's rows (Tensor::add_rows), or "".
+std::string rows_mismatch(const Tensor& whole, const Tensor& part, int first) {
+  const Shape &w = whole.shape(), &p = part.shape();
+  if (w.order() < 2 || p.order() != w.order()) return "part and tensor need the same order, at least 2";
+  if (w.sym[1] != Sym::NS || p.sym[0] != Sym::NS || p.sym[1] != Sym::NS)
+    return "the first two indices must be a pair of the tensor and unpaired in part";
+  for (int i = 1; i < w.order(); ++i)
+    if (p.lens[i] != w.lens[i] || (i >= 2 && p.sym[i] != w.sym[i])) return "part's other indices differ";
+  if (first < 0 || first + p.lens[0] > w.lens[0]) return "rows outside the tensor";
+  if (!(whole.mapping().normalized() == part.mapping().normalized())) return "part has another mapping";
+  for (const Range& r : whole.mapping().range)
+    if (!r.empty() && r.first < 2) return "the mapping distributes the first two indices";
+  return "";
+}
+
+}  // namespace
+
+void Tensor::add_rows(double alpha, const Tensor& part, int first) {
+  if (const std::string why = rows_mismatch(*this, part, first); !why.empty())
+    throw std::invalid_argument("add_rows: " + why);
+  // Locally both are [leading tuples] x [the rest], the rest alike on every
+  // rank (layout.hpp): this tensor's tuples (a, b) in lexicographic order,
+  // part's (a - first, b) as a full matrix. For each a the stored b's are
+  // consecutive in both.
+  const Sym pair = shape().sym[0];
+  const std::int64_t n1 = shape().lens[1], rows = part.shape().lens[0];
+  const ComponentTable& lead = *layout().comps()[0].table;
+  const std::int64_t tuples = pair == Sym::NS ? lead.count * n1 : lead.count;
+  const std::int64_t rest = tuples == 0 ? 0 : layout().local_size() / tuples;
+  if (part.layout().local_size() != rows * n1 * rest) throw std::logic_error("add_rows: local sizes differ");
+  constexpr std::int64_t kMaxInt = std::numeric_limits<int>::max();  // cblas counts are int
+  for (int a = first; a < first + rows; ++a) {
+    const int b0 = pair == Sym::SY ? a : pair == Sym::AS ? a + 1 : 0;
+    if (b0 >= n1 || rest == 0) continue;
+    const int x[2] = {a, b0};
+    const double* from = part.data().data() + ((a - first) * n1 + b0) * rest;
+    double* to = data_.data() + (pair == Sym::NS ? a * n1 + b0 : lead.id(x)) * rest;
+    for (std::int64_t i = 0, n = (n1 - b0) * rest; i < n; i += kMaxInt)
+      cblas_daxpy(static_cast<int>(std::min(kMaxInt, n - i)), alpha, from + i, 1, to + i, 1);
+  }
+}
+
 }  // namespace cyclocc::tensor
 
 namespace cyclocc::tensor {

@@ -126,6 +126,14 @@ class Tensor {
   // this tensor at offsets + y (read through its symmetry, with sign). Used to
   // cut occupied and virtual blocks out of an orbital index.
   Tensor slice(const std::vector<int>& offsets, const Shape& shape, std::string name = "") const;
+  // The converse of a slice along the first index: each stored element of
+  // this tensor whose first index a lies in [first, first + part's first
+  // edge) gains alpha * part[a - first, ...]. This tensor's first two indices
+  // are a pair (SY or AS: its packed tuples a <= b or a < b) or two unpaired
+  // indices, and part has them unpaired; the other indices, their groups and
+  // the mapping, which may not distribute the first two, are this tensor's.
+  // Builds a large tensor a window of rows at a time. Local: nothing moves.
+  void add_rows(double alpha, const Tensor& part, int first);
 
   // Every rank receives the whole packed array in canonical order (tests).
   std::vector<double> gather_all() const;

@@ -1,5 +1,7 @@
 #include "chem/cc/mo_integrals.hpp"
 
+#include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <utility>
 
@@ -78,10 +80,39 @@ MoIntegrals::MoIntegrals(tensor::Context& ctx, const SpinDims& d, bool with_vvvv
   if (with_vvvv) vvvv.emplace(ctx, d, "vvvv", pair_sym("vvvv"), "<vv||vv>");
 }
 
+int vvvv_row_window(int v) { return std::max(1, v / 8); }
+
+namespace {
+
+// The closed-shell ladder's halves (<ab|ef> +- <ab|fe>) / 2 (MoIntegrals::
+// vvvv_plus, vvvv_minus) with all ranks along the pair ef, from the chemist
+// integrals <ab|ef> = (ae|bf) a window of rows a at a time: a window
+// (ae|bf) gives the rows of both halves with a in it, the packed sum over
+// the output's (ef) group adding the exchanged (af|be) (contract.hpp
+// conventions), and add_rows puts them in place (a <= b, a < b).
+std::array<Tensor, 2> ladder_halves(tensor::Context& ctx, int v, const ChemistRows& rows) {
+  const auto along_ef = tensor::Mapping::along(ctx.nranks(), 2, 4);
+  std::array<Tensor, 2> halves{Tensor(ctx, tensor::Shape({v, v, v, v}, {Sym::SY, N, Sym::SY, N}), along_ef, "<vv|vv>+"),
+                               Tensor(ctx, tensor::Shape({v, v, v, v}, {A, N, A, N}), along_ef, "<vv|vv>-")};
+  const int window = vvvv_row_window(v);
+  for (int first = 0; first < v; first += window) {
+    const int count = std::min(window, v - first);
+    const Tensor x = rows(first, count);
+    for (Tensor& half : halves) {
+      Tensor part(ctx, tensor::Shape({count, v, v, v}, {N, N, half.shape().sym[2], N}), along_ef);
+      tensor::sum(0.5, x, "aebf", 0.0, part, "abef");
+      half.add_rows(1.0, part, first);
+    }
+  }
+  return halves;
+}
+
+}  // namespace
+
 MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
                                const std::array<std::vector<double>, 2>& eps_occ,
                                const std::array<std::vector<double>, 2>& eps_vir, const ChemistBlock& chem,
-                               VvvvNeeds needs) {
+                               VvvvNeeds needs, const ChemistRows& vvvv_rows) {
   // <vv||vv> for CCSDT, and for the open-shell CCSD ladder.
   MoIntegrals mo(ctx, d, needs.blocks || (!d.restricted && needs.ladder));
   mo.eps_occ = eps_occ;
@@ -91,19 +122,17 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
   for (SpinTensor* t : {&mo.oooo, &mo.ooov, &mo.oovv, &mo.ovov, &mo.ovvv}) fill_integrals(chem, *t);
   if (mo.vvvv) fill_integrals(chem, *mo.vvvv);
   if (d.restricted && needs.ladder) {
-    // <ab|ef> = (ae|bf), split into (<ab|ef> +- <ab|fe>) / 2 (<ba|fe> = <ab|ef>).
-    // The chemist integrals move once, into <ab|ef> with all ranks along
-    // the pair ef; the halves share that mapping, so both sums stay local,
-    // and the ladder, which splits ef over the ranks, finds them in place.
+    // <ab|ef> = (ae|bf), split into (<ab|ef> +- <ab|fe>) / 2 (<ba|fe> = <ab|ef>)
+    // with all ranks along the pair ef, where the ladder, which splits ef
+    // over the ranks, finds them.
     const int n = d.vir[0];
     const auto along_ef = tensor::Mapping::along(ctx.nranks(), 2, 4);
-    {
-      Tensor v(ctx, tensor::Shape({n, n, n, n}, {N, N, N, N}), along_ef, "<vv|vv>");
-      tensor::sum(1.0, chem(0, 0, "vvvv"), "aebf", 0.0, v, "abef");
-      auto parts = closed_shell::exchange_parts(v, {Sym::SY, N, Sym::SY, N}, "<vv|vv>", &along_ef);
-      mo.vvvv_plus.emplace(std::move(parts[0]));
-      mo.vvvv_minus.emplace(std::move(parts[1]));
-    }
+    const ChemistRows sliced = [&](int first, int count) {
+      return chem(0, 0, "vvvv").slice({first, 0, 0, 0}, tensor::Shape({count, n, n, n}, {N, N, Sym::SY, N}));
+    };
+    auto halves = ladder_halves(ctx, n, vvvv_rows ? vvvv_rows : sliced);
+    mo.vvvv_plus.emplace(std::move(halves[0]));
+    mo.vvvv_minus.emplace(std::move(halves[1]));
     // <ma|ef> and <mn|ef> split the same way (for Z_maij and W_mnij), and
     // L = 2 <mn|ef> - <mn|fe> (the closed-shell F, T1, ring and energy terms).
     // <ma|ef>'s halves also lie along ef, so that Z+- split ef as the ladder

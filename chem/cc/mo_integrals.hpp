@@ -65,6 +65,11 @@ struct MoIntegrals {
 // and SY(rs) likewise. s1 <= s2.
 using ChemistBlock = std::function<const Tensor&(int s1, int s2, const std::string& spaces)>;
 
+// Rows [first, first + count) of the first index of the restricted (vv|vv)
+// block: (ae|bf) with a in the window, shape [count, v, v, v] with SY(bf)
+// (the chemist block's rows, a and e unpaired). A new tensor per call.
+using ChemistRows = std::function<Tensor(int first, int count)>;
+
 // Which of the largest integrals a method needs: MP2 none; CCSD its ladder
 // (`ladder`: the closed-shell halves below for a restricted reference, the
 // <vv||vv> blocks for an unrestricted one); CCSDT also the <vv||vv> blocks
@@ -75,10 +80,19 @@ struct VvvvNeeds {
 };
 
 // Builds the antisymmetrized blocks and the (diagonal, canonical) Fock blocks.
+// A restricted ladder's halves come from `vvvv_rows` a window of rows at a
+// time (vvvv_row_window), so that the whole (vv|vv) block and <ab|ef>
+// unpacked are never held; without it, from windows sliced out of chem's
+// whole (vv|vv) block.
 MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& dims,
                                const std::array<std::vector<double>, 2>& eps_occ,
                                const std::array<std::vector<double>, 2>& eps_vir, const ChemistBlock& chem,
-                               VvvvNeeds needs = {});
+                               VvvvNeeds needs = {}, const ChemistRows& vvvv_rows = {});
+
+// Rows of (vv|vv) per window for the restricted ladder's halves: an eighth of
+// the v virtual orbitals (at least one), so that a window's temporaries stay
+// below the halves themselves.
+int vvvv_row_window(int v);
 
 // A ChemistBlock that cuts the blocks out of whole (pq|rs) tensors over all
 // active orbitals (occupied first), [n1,n1,n2,n2] SY(pq) SY(rs), one per spin

@@ -126,8 +126,14 @@ TEST(MoTransform, PeakMemoryEstimateIsTheDocumentedFormula) {
   EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, true, {false, false}, 2), 8.0 * 14049 / 2);
   // One more basis function: A (p = 66) is the largest.
   EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(11, s, true, {false, false}, 1), 8.0 * (66 * 66 + 66 * 121 + 66 * 110));
-  // RHF CCSD at 2 ranks: C + v^4 (1/4 + 1 + 1/2 + 2) = 14049 + 4096 * 3.75.
-  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, true, {false, true}, 2), 8.0 * (14049 + 15360) / 2);
+  // RHF CCSD at 2 ranks: C + the ladder's halves (v^4/2) and a window of w = 1/8
+  // of the rows (4 w v^4) = 14049 + 4096; at 1 rank without the buffers,
+  // 14049 + 4096 * 3/4.
+  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, true, {false, true}, 2), 8.0 * (14049 + 4096) / 2);
+  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, true, {false, true}, 1), 8.0 * (14049 + 3072));
+  // RHF CCSDT at 2 ranks: C + the chemist block and <vv||vv> (5/4 v^4) + their
+  // buffers (2 v^4, more than the ladder's 1) = 14049 + 4096 * 3.25.
+  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, true, {true, true}, 2), 8.0 * (14049 + 13312) / 2);
   // UHF at 1 rank: C = 2 kets + 4 N n^3/2 + 3 o v^3 + v^4 (3/4 + 3/2 + 1) = 6050 + 23072 + 13312.
   EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, false, {}, 1), 8.0 * (6050 + 23072 + 13312));
   // UHF MP2 builds no <vv|vv> integrals: C = 6050 + 23072 is still the largest stage.

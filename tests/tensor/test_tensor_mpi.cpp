@@ -528,6 +528,43 @@ TEST(Storage, SlicesOfSymmetricGroups) {
   }
 }
 
+// Tensor::add_rows against the dense arrays: rows 2 and 3 of a pair (SY, AS
+// or unpaired) gain part's, the other stored elements keep their values.
+TEST(Storage, RowsAddedAWindowAtATime) {
+  Context ctx(world());
+  const int n = 5, m = 4, P = ctx.nranks();
+  for (Sym pair : {Sym::SY, Sym::AS, Sym::NS})
+    for (Sym rest : {Sym::SY, Sym::AS, Sym::NS})
+      for (const Mapping& map : {Mapping::along(P, 2, 4), Mapping::replicated(P)}) {
+        Tensor W(ctx, Shape({n, n, m, m}, {pair, Sym::NS, rest, Sym::NS}), map);
+        Tensor part(ctx, Shape({2, n, m, m}, {Sym::NS, Sym::NS, rest, Sym::NS}), map);
+        W.fill_random(3);
+        part.fill_random(5);
+        const auto before = dense::to_dense(W), pd = dense::to_dense(part);
+        W.add_rows(0.5, part, 2);
+        const auto after = dense::to_dense(W);
+        dense::for_all({n, n, m, m}, [&](const std::vector<int>& x) {
+          auto canonical = [](Sym s, int i, int j) { return s == Sym::NS || (s == Sym::SY ? i <= j : i < j); };
+          if (!canonical(pair, x[0], x[1]) || !canonical(rest, x[2], x[3])) return;
+          const double added = x[0] == 2 || x[0] == 3 ? 0.5 * pd({x[0] - 2, x[1], x[2], x[3]}) : 0.0;
+          EXPECT_DOUBLE_EQ(after(x), before(x) + added);
+        });
+      }
+  Tensor W(ctx, Shape({n, n, m, m}, {Sym::SY, Sym::NS, Sym::SY, Sym::NS}), Mapping::along(P, 2, 4));
+  Tensor part(ctx, Shape({2, n, m, m}, {Sym::NS, Sym::NS, Sym::SY, Sym::NS}), Mapping::along(P, 2, 4));
+  EXPECT_THROW(W.add_rows(1.0, part, 4), std::invalid_argument);  // rows 4 and 5 of 5
+  Tensor other(ctx, Shape({2, n, m, m}, {Sym::NS, Sym::NS, Sym::AS, Sym::NS}), Mapping::along(P, 2, 4));
+  EXPECT_THROW(W.add_rows(1.0, other, 0), std::invalid_argument);
+  if (P > 1) {
+    Tensor moved(ctx, part.shape(), Mapping::replicated(P));
+    EXPECT_THROW(W.add_rows(1.0, moved, 0), std::invalid_argument);
+    // Both split along the first index: its rows lie on other ranks.
+    Tensor rows_split(ctx, Shape({n, n, m, m}, {Sym::NS, Sym::NS, Sym::SY, Sym::NS}), Mapping::along(P, 0, 1));
+    Tensor part_split(ctx, part.shape(), Mapping::along(P, 0, 1));
+    EXPECT_THROW(rows_split.add_rows(1.0, part_split, 0), std::invalid_argument);
+  }
+}
+
 // Z_ae = T_fm V_mafe with V away from its default mapping: the product that
 // the two tests below prepare again and again.
 struct VProduct {
