@@ -162,15 +162,15 @@ double transform_peak_bytes(int nbf, const ActiveSpace& space, bool restricted, 
   // (v^4/4 each) and the <vv||vv> blocks with the send and receive buffers
   // of their redistribution; or, for the restricted ladder alone, its halves
   // (v^4/2) and one window of w v^4 rows' temporaries at a time: the rows
-  // (w v^4/2), unpacked (w v^4), the window of the halves (w v^4/2) and, at
-  // P > 1, the buffers (2 w v^4).
+  // (w v^4/2), unpacked twice (2 w v^4: a copy, then <ab|ef> along ef) and,
+  // at P > 1, the buffers between (2 w v^4).
   double c = kets + (spin_pairs + 1) * N * n * n * n / 2 + spin_pairs * o * v * v * v;
   const double buffers = nranks > 1 ? 2 * v4 : v4;
   if (!restricted && (needs.ladder || needs.blocks)) c += 3 * v4 / 4 + 3 * v4 / 2 + buffers;
   if (restricted) {
     const double w = v > 0 ? cc::vvvv_row_window(static_cast<int>(v)) / v : 0;
     const double blocks = needs.blocks ? v4 / 4 + v4 : 0;
-    c += blocks + std::max(needs.blocks ? buffers : 0, needs.ladder ? v4 / 2 + w * v4 * (nranks > 1 ? 4 : 2) : 0);
+    c += blocks + std::max(needs.blocks ? buffers : 0, needs.ladder ? v4 / 2 + w * v4 * (nranks > 1 ? 4.5 : 2.5) : 0);
   }
   return 8 * std::max({a, b, c}) / nranks;
 }

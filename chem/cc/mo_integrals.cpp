@@ -86,10 +86,11 @@ namespace {
 
 // The closed-shell ladder's halves (<ab|ef> +- <ab|fe>) / 2 (MoIntegrals::
 // vvvv_plus, vvvv_minus) with all ranks along the pair ef, from the chemist
-// integrals <ab|ef> = (ae|bf) a window of rows a at a time: a window
-// (ae|bf) gives the rows of both halves with a in it, the packed sum over
-// the output's (ef) group adding the exchanged (af|be) (contract.hpp
-// conventions), and add_rows puts them in place (a <= b, a < b).
+// integrals <ab|ef> = (ae|bf) a window of rows a at a time: the window's
+// (ae|bf) moves once, into <ab|ef> along ef; the halves' rows are local sums
+// from it, the packed sum over the output's (ef) group adding the exchanged
+// <ab|fe> (contract.hpp conventions), and add_rows puts them in place (a <= b,
+// a < b).
 std::array<Tensor, 2> ladder_halves(tensor::Context& ctx, int v, const ChemistRows& rows) {
   const auto along_ef = tensor::Mapping::along(ctx.nranks(), 2, 4);
   std::array<Tensor, 2> halves{Tensor(ctx, tensor::Shape({v, v, v, v}, {Sym::SY, N, Sym::SY, N}), along_ef, "<vv|vv>+"),
@@ -97,10 +98,12 @@ std::array<Tensor, 2> ladder_halves(tensor::Context& ctx, int v, const ChemistRo
   const int window = vvvv_row_window(v);
   for (int first = 0; first < v; first += window) {
     const int count = std::min(window, v - first);
-    const Tensor x = rows(first, count);
+    const tensor::Shape window_shape({count, v, v, v}, {N, N, N, N});
+    Tensor u(ctx, window_shape, along_ef, "<vv|vv> rows");
+    tensor::sum(1.0, rows(first, count), "aebf", 0.0, u, "abef");
     for (Tensor& half : halves) {
-      Tensor part(ctx, tensor::Shape({count, v, v, v}, {N, N, half.shape().sym[2], N}), along_ef);
-      tensor::sum(0.5, x, "aebf", 0.0, part, "abef");
+      Tensor part(ctx, tensor::Shape(window_shape.lens, {N, N, half.shape().sym[2], N}), along_ef, half.name() + " rows");
+      tensor::sum(0.5, u, "abef", 0.0, part, "abef");
       half.add_rows(1.0, part, first);
     }
   }

@@ -127,10 +127,10 @@ TEST(MoTransform, PeakMemoryEstimateIsTheDocumentedFormula) {
   // One more basis function: A (p = 66) is the largest.
   EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(11, s, true, {false, false}, 1), 8.0 * (66 * 66 + 66 * 121 + 66 * 110));
   // RHF CCSD at 2 ranks: C + the ladder's halves (v^4/2) and a window of w = 1/8
-  // of the rows (4 w v^4) = 14049 + 4096; at 1 rank without the buffers,
-  // 14049 + 4096 * 3/4.
-  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, true, {false, true}, 2), 8.0 * (14049 + 4096) / 2);
-  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, true, {false, true}, 1), 8.0 * (14049 + 3072));
+  // of the rows (4.5 w v^4) = 14049 + 4096 * 17/16; at 1 rank without the
+  // buffers, 14049 + 4096 * 13/16.
+  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, true, {false, true}, 2), 8.0 * (14049 + 4352) / 2);
+  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, true, {false, true}, 1), 8.0 * (14049 + 3328));
   // RHF CCSDT at 2 ranks: C + the chemist block and <vv||vv> (5/4 v^4) + their
   // buffers (2 v^4, more than the ladder's 1) = 14049 + 4096 * 3.25.
   EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, true, {true, true}, 2), 8.0 * (14049 + 13312) / 2);
