@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <map>
 
 #include "app/agree.hpp"
@@ -114,6 +115,23 @@ std::string write_results(RunContext& ctx) {
   return problem;
 }
 
+// Replaces a results file an earlier run left with one saying that this run
+// has not finished, so that a run killed before it writes its results (out
+// of time or memory, SIGKILL) leaves no earlier run's success behind.
+void write_unfinished(RunContext& ctx) {
+  if (ctx.json_path.empty()) return;
+  char started[64];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(started, sizeof started, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
+  Results unfinished = ctx.results;
+  unfinished.set_error("interrupted", std::string("the run started at ") + started +
+                                          " has not finished: it is still running, or was killed before it "
+                                          "could write its results");
+  agreed(ctx.comm, [&] {
+    if (ctx.comm.root()) write_file_atomically(ctx.json_path, unfinished.to_json().dump());
+  });
+}
+
 // The stages in order; throws AgreedFailure.
 void run_stages(RunContext& ctx, const CliOptions& options) {
   print_header(ctx, options);
@@ -121,8 +139,10 @@ void run_stages(RunContext& ctx, const CliOptions& options) {
   const input::Input in = agreed(ctx.comm, [&] { return stage_input(options.input); });
   ctx.results.set_input(in);
   ctx.json_path = safe_results_path(in, options);
-  ctx.checkpoint_path = options.checkpoint.value_or(in.checkpoint.file);
   agreed(ctx.comm, [&] { check_output_files(in, options); });
+  // Written beside itself and renamed: through a link, beside the file it points to.
+  ctx.checkpoint_path = rename_target(options.checkpoint.value_or(in.checkpoint.file));
+  write_unfinished(ctx);
   print_input_summary(ctx, in);
 
   const chem::Basis basis = agreed(ctx.comm, [&] { return chem::load_basis(in); });

@@ -1,8 +1,12 @@
 #include "app/outputs.hpp"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <utility>
 #include <vector>
+
+#include "app/results.hpp"
 
 namespace cyclocc::app {
 
@@ -13,12 +17,13 @@ namespace {
 // A file the run writes and what names it ("output.json", "--json", ...).
 struct Output {
   std::string path, named_by;
+  bool checkpoint = false;  // HDF5: never written through a device or pipe
 };
 
 std::vector<Output> outputs(const input::Input& in, const CliOptions& o) {
   std::vector<Output> files{
       {o.json.value_or(in.output.json), o.json ? "--json" : "output.json"},
-      {o.checkpoint.value_or(in.checkpoint.file), o.checkpoint ? "--checkpoint" : "checkpoint.file"}};
+      {o.checkpoint.value_or(in.checkpoint.file), o.checkpoint ? "--checkpoint" : "checkpoint.file", true}};
   if (!in.output.molden.empty()) files.push_back({in.output.molden, "output.molden"});
   return files;
 }
@@ -43,19 +48,48 @@ bool same_file(const std::string& a, const std::string& b) {
   return !ea && !eb && x == y;
 }
 
+namespace {
+
+// The files the run reads besides the input itself, and what names them.
+std::vector<Output> read_files(const input::Input& in) {
+  std::vector<Output> files;
+  if (!in.molecule.xyz_file.empty()) files.push_back({in.molecule.xyz_file, "molecule.xyz"});
+  if (in.basis_is_file) files.push_back({in.basis, "basis"});
+  return files;
+}
+
+// Why the run could not write file f where it is, or "": it is a folder, a
+// checkpoint that is not a regular file (a device, a pipe), or its folder
+// cannot be written (the results file and the checkpoint are written beside
+// themselves and renamed).
+std::string unwritable(const Output& f) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(f.path, ec);  // follows links
+  if (fs::is_directory(st)) return f.path + " is a folder";
+  if (f.checkpoint && fs::exists(st) && !fs::is_regular_file(st)) return f.path + " is not a regular file";
+  if (fs::exists(st) && !fs::is_regular_file(st)) return "";  // written through (/dev/null)
+  const fs::path target(rename_target(f.path));  // written beside the file a link points to
+  const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  if (!fs::is_directory(folder, ec)) return "folder " + folder.string() + " of " + f.path + " does not exist";
+  if (::access(folder.c_str(), W_OK | X_OK) != 0) return "folder " + folder.string() + " of " + f.path + " cannot be written";
+  return "";
+}
+
+}  // namespace
+
 void check_output_files(const input::Input& in, const CliOptions& options) {
   const std::vector<Output> files = outputs(in, options);
   for (std::size_t i = 0; i < files.size(); ++i) {
     const Output& f = files[i];
     if (same_file(f.path, in.path))
       refuse(in, f.named_by, f.path + " is the input file itself; name another file");
+    for (const Output& r : read_files(in))
+      if (same_file(f.path, r.path))
+        refuse(in, f.named_by, f.path + " is the file " + r.named_by + " names, which the run reads; name another file");
     for (std::size_t j = 0; j < i; ++j)
       if (same_file(f.path, files[j].path))
         refuse(in, files[j].named_by, "names the same file as " + f.named_by + " (" + f.path + ")");
-    const fs::path folder = fs::path(f.path).parent_path();
-    std::error_code ec;
-    if (!folder.empty() && !fs::is_directory(folder, ec))
-      refuse(in, f.named_by, "folder " + folder.string() + " of " + f.path + " does not exist");
+    if (const std::string why = unwritable(f); !why.empty()) refuse(in, f.named_by, why);
   }
 }
 
@@ -65,6 +99,8 @@ std::string safe_results_path(const input::Input& in, const CliOptions& options)
   if (same_file(json, in.path)) return "";
   for (std::size_t i = 1; i < files.size(); ++i)
     if (same_file(json, files[i].path)) return "";
+  for (const Output& r : read_files(in))
+    if (same_file(json, r.path)) return "";
   return json;
 }
 
@@ -76,6 +112,8 @@ std::string results_path_before_input(const CliOptions& options) {
   const std::string json = options.json.value_or(hints.json);
   const std::string checkpoint = options.checkpoint.value_or(hints.checkpoint);
   if (same_file(json, options.input) || (!checkpoint.empty() && same_file(json, checkpoint))) return "";
+  for (const std::string& read : hints.reads)
+    if (same_file(json, read)) return "";
   return json;
 }
 

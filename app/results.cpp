@@ -92,6 +92,23 @@ namespace {
   throw std::runtime_error("cannot write " + path + ": " + what + " (" + std::strerror(errno) + ")");
 }
 
+// Writes text into an existing file that is not a regular one (/dev/null, a
+// pipe): nothing to replace atomically.
+void write_through(const std::string& path, const std::string& text) {
+  int fd = ::open(path.c_str(), O_WRONLY);
+  if (fd < 0) fail(path, "open");
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ::close(fd);
+      fail(path, "write");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+}
+
 void fsync_folder(const std::filesystem::path& folder) {
   int fd = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY);
   if (fd < 0) return;  // best effort: the rename itself has happened
@@ -101,11 +118,31 @@ void fsync_folder(const std::filesystem::path& folder) {
 
 }  // namespace
 
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::filesystem::path target(path);
+std::string rename_target(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path p(path);
+  // Link by link (a link to a file not made yet is followed too), at most
+  // as many as Linux follows.
+  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(p, ec)); ++hops) {
+    const fs::path to = fs::read_symlink(p, ec);
+    if (ec) return path;
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  return p.lexically_normal().string();
+}
+
+void write_file_atomically(const std::string& named, const std::string& text) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(named, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st)) return write_through(named, text);
+  // A link stays a link: the file it points to is replaced.
+  const std::string path = rename_target(named);
+  const fs::path target(path);
   const std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) fail(path, "open");
+  if (fd < 0) fail(named, "open");
   std::size_t done = 0;
   while (done < text.size()) {
     ssize_t n = ::write(fd, text.data() + done, text.size() - done);

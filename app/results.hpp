@@ -76,8 +76,14 @@ class Results {
 };
 
 // Writes text to path atomically: a temporary file in the same folder,
-// flushed to disk, then renamed over path. Throws std::runtime_error with a
-// one-line message naming the file.
+// flushed to disk, then renamed over path. A path that is a symbolic link
+// replaces the file it points to (rename_target), and an existing file that
+// is not a regular one (/dev/null) is written through. Throws
+// std::runtime_error with a one-line message naming the file.
 void write_file_atomically(const std::string& path, const std::string& text);
+
+// The file a write-then-rename of path replaces: the file a symbolic link
+// points to (followed to the end), else path itself.
+std::string rename_target(const std::string& path);
 
 }  // namespace cyclocc::app

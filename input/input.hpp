@@ -96,9 +96,11 @@ Input parse_input_text(const std::string& text, const std::string& path);
 // Where the results file and the checkpoint of `path` go by its output.json
 // and checkpoint.file, read leniently (an input that does not validate still
 // gets its results file where it asked for it), else the defaults: INPUT stem
-// + .json and .h5. Never throws.
+// + .json and .h5; and the files it names to be read (molecule.xyz, a basis
+// file), which no output may replace. Never throws.
 struct OutputHints {
   std::string json, checkpoint;
+  std::vector<std::string> reads;
 };
 OutputHints output_hints(const std::string& path);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <filesystem>
+#include <optional>
 
 #include "input/geometry.hpp"
 #include "input/input.hpp"
@@ -202,15 +203,19 @@ void read_molecule(const Section& top, const std::string& text, Input& input) {
   set_charge_and_multiplicity(mol, m, input.path);
 }
 
+// A basis value that names a file rather than a set of the library.
+bool names_basis_file(const std::string& value) {
+  const std::string low = detail::lower(value);
+  return value.find('/') != std::string::npos || low.ends_with(".g94") || low.ends_with(".gbs");
+}
+
 void read_basis(const Section& top, Input& input) {
   const std::string value = *top.text("basis");
   if (value.empty()) fail(input.path, top.line("basis"), "basis", "the basis name is empty");
   input.basis_line = top.line("basis");
-  const std::string low = detail::lower(value);
-  input.basis_is_file = value.find('/') != std::string::npos || low.ends_with(".g94") ||
-                        low.ends_with(".gbs");
+  input.basis_is_file = names_basis_file(value);
   if (!input.basis_is_file) {
-    input.basis = low;
+    input.basis = detail::lower(value);
     return;
   }
   input.basis = resolve(input.path, *top.path("basis"));
@@ -273,19 +278,30 @@ void read_files(const Section& top, Input& input) {
 }  // namespace
 
 OutputHints output_hints(const std::string& path) {
-  OutputHints h{default_output(path, ".json"), default_output(path, ".h5")};
+  OutputHints h{default_output(path, ".json"), default_output(path, ".h5"), {}};
   std::string text, reason;
   if (!detail::read_text_file(path, kMaxInputBytes, text, reason)) return h;
   try {
     check_size_and_nesting(text, path);
     const YAML::Node root = YAML::Load(text);
+    // (A key that is not there gives a node that throws when asked its type.)
+    auto scalar = [](const YAML::Node& map, const char* key) -> std::optional<std::string> {
+      if (!map || !map.IsMap()) return std::nullopt;
+      const YAML::Node v = map[key];
+      if (!v || !v.IsScalar()) return std::nullopt;
+      return v.Scalar();
+    };
     auto given = [&](const char* section, const char* key, std::string& out) {
-      if (!root.IsMap()) return;
-      const YAML::Node sec = root[section];
-      if (sec.IsMap() && sec[key].IsScalar()) out = resolve(path, sec[key].Scalar());
+      if (!root || !root.IsMap()) return;
+      if (const auto v = scalar(root[section], key)) out = resolve(path, *v);
     };
     given("output", "json", h.json);
     given("checkpoint", "file", h.checkpoint);
+    std::string xyz;
+    given("molecule", "xyz", xyz);
+    if (!xyz.empty()) h.reads.push_back(xyz);
+    if (const auto basis = scalar(root, "basis"); basis && names_basis_file(*basis))
+      h.reads.push_back(resolve(path, *basis));
   } catch (const YAML::Exception&) {
     // Not YAML: the defaults.
   } catch (const InputError&) {

@@ -21,6 +21,18 @@ TEST(Json, QuoteEscapesSpecialCharacters) {
   EXPECT_EQ(quote("\xc3\xa5ngstr\xc3\xb6m"), "\"\xc3\xa5ngstr\xc3\xb6m\"");  // UTF-8 passes through
 }
 
+TEST(Json, BytesThatAreNotUtf8BecomeReplacementCharacters) {
+  // Three- and four-byte sequences pass through: U+20AC, U+1F600.
+  EXPECT_EQ(quote("\xe2\x82\xac \xf0\x9f\x98\x80"), "\"\xe2\x82\xac \xf0\x9f\x98\x80\"");
+  // Stray bytes (a Latin-1 file, a BOM of UTF-16), a cut sequence, an overlong
+  // form and a surrogate do not.
+  EXPECT_EQ(quote("0.7\xff\xfe"), "\"0.7\xef\xbf\xbd" "\xef\xbf\xbd" "\"");
+  EXPECT_EQ(quote("\xe5ngstr\xf6m"), "\"\xef\xbf\xbd" "ngstr\xef\xbf\xbd" "m\"");
+  EXPECT_EQ(quote("cut \xe2\x82"), "\"cut \xef\xbf\xbd" "\xef\xbf\xbd" "\"");
+  EXPECT_EQ(quote("\xc0\xaf"), "\"\xef\xbf\xbd" "\xef\xbf\xbd" "\"");
+  EXPECT_EQ(quote("\xed\xa0\x80"), "\"\xef\xbf\xbd" "\xef\xbf\xbd" "\xef\xbf\xbd" "\"");
+}
+
 TEST(Json, DoublesRoundTripWith17Digits) {
   for (double x : {0.1, -76.02677205339259, 9.18953376263822, 1e-300, -2.5e17, 1.0 / 3.0,
                    std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::max()}) {

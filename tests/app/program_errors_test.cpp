@@ -172,18 +172,6 @@ TEST_F(ProgramTest, UnconvergedCcsdBeforeTheRequestedMethodHasNoReturnEnergy) {
   }
 }
 
-TEST_F(ProgramTest, UnwritableResultsFileIsExit1WithOneLine) {
-  const auto input = water_input("w");
-  fs::create_directories(path("taken"));  // a folder where the results file should go
-  auto r = cyclocc({input.string(), "--json", "taken"});
-  EXPECT_EQ(r.exit_code, 1);
-  expect_one_error_line(r, {"cannot write taken"});
-  // A run that failed already keeps its own exit code and its one line.
-  r = cyclocc({"missing.yaml", "--json", "taken"});
-  EXPECT_EQ(r.exit_code, 2);
-  expect_one_error_line(r, {"missing.yaml"});
-}
-
 // A folder that does not exist is found before any work: exit 2 naming the
 // key or flag, not exit 1 after the whole calculation.
 TEST_F(ProgramTest, MissingOutputFolderIsAnInputErrorAtOnce) {

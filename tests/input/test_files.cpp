@@ -2,8 +2,13 @@
 // output names, all resolved against the input file's folder.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
 
 #include "input/input.hpp"
 #include "tests/input/helpers.hpp"
@@ -63,6 +68,32 @@ TEST(InputFiles, DefaultOutputNamesFollowTheInputStem) {
   EXPECT_EQ(relative.checkpoint.file, "ck.h5");
   EXPECT_EQ(relative.output.json, "runs/out/r.json");
   EXPECT_EQ(relative.output.molden, "runs/m.molden");
+}
+
+// What an input that does not validate still tells: where its results and
+// checkpoint go, and which files it reads (no output may replace them), also
+// with sections missing.
+TEST(InputFiles, OutputHintsOfAnInputThatDoesNotValidate) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("cyclocc_hints_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto hints_of = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return output_hints((dir / name).string());
+  };
+  const OutputHints a =
+      hints_of("a.yaml", "molecule:\n  xyz: g.xyz\nbasis: sets/mine.g94\noutput:\n  json: r.json\nunknown: 1\n");
+  EXPECT_EQ(a.json, (dir / "r.json").string());
+  EXPECT_EQ(a.checkpoint, (dir / "a.h5").string());
+  EXPECT_EQ(a.reads, (std::vector<std::string>{(dir / "g.xyz").string(), (dir / "sets/mine.g94").string()}));
+  const OutputHints b = hints_of("b.yaml", "checkpoint:\n  file: c.h5\nbasis: cc-pvdz\nunknown: 1\n");
+  EXPECT_EQ(b.json, (dir / "b.json").string());
+  EXPECT_EQ(b.checkpoint, (dir / "c.h5").string());
+  EXPECT_TRUE(b.reads.empty());
+  const OutputHints c = hints_of("c.yaml", "[not, a, mapping]\n");
+  EXPECT_EQ(c.json, (dir / "c.json").string());
+  EXPECT_TRUE(c.reads.empty());
+  fs::remove_all(dir);
 }
 
 TEST(InputFiles, AbsolutePathsAreKept) {

@@ -1,0 +1,112 @@
+// The files a run writes, as a user names them: through symbolic links, to
+// /dev/null, never over a file the run reads, and never after the work when
+// they cannot be written (docs/results.md, README "Output files").
+#include <sys/stat.h>
+
+#include "tests/app/background_run.hpp"
+#include "tests/app/program_fixture.hpp"
+
+namespace cyclocc::app_test {
+namespace {
+
+bool is_null_device(const fs::path& p) { return fs::is_character_file(p) && p == "/dev/null"; }
+
+// A results file that cannot be written is an error before any work: a
+// folder in its place (exit 2), or a place for its temporary copy that is
+// taken (exit 1); an input error keeps its own exit code.
+TEST_F(ProgramTest, ResultsFileThatCannotBeWrittenStopsTheRunBeforeTheWork) {
+  const auto input = water_input("w");
+  fs::create_directories(path("taken"));
+  auto r = cyclocc({input.string(), "--json", "taken"});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"w.yaml: --json: taken is a folder"});
+  EXPECT_EQ(r.out.find("SCF converged"), std::string::npos) << r.out;
+  fs::create_directories(path("w.json.tmp"));
+  r = cyclocc({input.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  expect_one_error_line(r, {"cannot write", "w.json"});
+  EXPECT_EQ(r.out.find("SCF converged"), std::string::npos) << r.out;
+  r = cyclocc({"missing.yaml", "--json", "taken"});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"missing.yaml"});
+  // A checkpoint in place of a folder, or of a device, is refused too.
+  r = cyclocc({input.string(), "--checkpoint", "taken"});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"w.yaml: --checkpoint: taken is a folder"});
+  fs::create_symlink("/dev/null", path("null.h5"));
+  r = cyclocc({input.string(), "--checkpoint", "null.h5"});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"w.yaml: --checkpoint: null.h5 is not a regular file"});
+  EXPECT_TRUE(is_null_device("/dev/null"));
+}
+
+// A link stays a link, and the file it points to gets the results or the
+// checkpoint (which a restart then reads through the link); a device is
+// written through.
+TEST_F(ProgramTest, OutputsGoThroughLinksAndToDevNull) {
+  const auto input = water_input("l");
+  fs::create_directories(path("scratch"));
+  fs::create_symlink("scratch/real.json", path("link.json"));
+  fs::create_symlink(path("scratch") / "real.h5", path("link.h5"));
+  fs::create_symlink("/dev/null", path("null.json"));
+  auto r = cyclocc({input.string(), "--json", "link.json", "--checkpoint", "link.h5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(path("link.json")));
+  EXPECT_TRUE(fs::is_symlink(path("link.h5")));
+  EXPECT_TRUE(results("scratch/real.json")["success"].as<bool>());
+  EXPECT_TRUE(fs::is_regular_file(path("scratch/real.h5")));
+  EXPECT_FALSE(fs::exists(path("l.h5")));
+  r = cyclocc({input.string(), "--json", "link.json", "--checkpoint", "link.h5", "--restart"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("restart"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::is_symlink(path("link.h5")));
+  r = cyclocc({input.string(), "--json", "null.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(path("null.json")));
+  EXPECT_TRUE(is_null_device("/dev/null"));
+}
+
+// No output may replace the geometry or basis file the input names, also
+// when the input does not validate (its error results go nowhere then).
+TEST_F(ProgramTest, OutputsNeverReplaceTheFilesTheInputReads) {
+  const std::string xyz = "3\nwater\nO 0 0 0.117\nH 0 0.757 -0.467\nH 0 -0.757 -0.467\n";
+  write_text(path("geom.xyz"), xyz);
+  fs::copy_file(std::string(CYCLOCC_SOURCE_DIR) + "/share/basis/sto-3g.g94", path("mine.g94"));
+  const std::string basis = read_text(path("mine.g94"));
+  const auto input = [&](const std::string& name, const std::string& json, const std::string& extra) {
+    write_text(path(name), "molecule:\n  xyz: geom.xyz\nbasis: mine.g94\noutput:\n  json: " + json + "\n" + extra);
+    return path(name).string();
+  };
+  auto r = cyclocc({input("a.yaml", "geom.xyz", "")});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"a.yaml: output.json:", "geom.xyz is the file molecule.xyz names"});
+  r = cyclocc({input("b.yaml", "b.json", ""), "--checkpoint", "mine.g94"});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"b.yaml: --checkpoint: mine.g94 is the file basis names"});
+  r = cyclocc({input("c.yaml", "mine.g94", "unknown_key: 1\n")});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"c.yaml", "unknown_key"});
+  EXPECT_EQ(read_text(path("geom.xyz")), xyz);
+  EXPECT_EQ(read_text(path("mine.g94")), basis);
+  r = cyclocc({input("d.yaml", "d.json", "")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// A run killed before it writes its results (SIGKILL, as for a job out of
+// time or memory) leaves a results file that says it did not finish, not an
+// earlier run's success.
+TEST_F(ProgramTest, KilledRunLeavesNoEarlierSuccess) {
+  const auto input = water_input("k", [](YAML::Node& in) { in["basis"] = "cc-pvtz"; });
+  write_text(path("k.json"), "{\"success\": true}\n");
+  BackgroundRun run({CYCLOCC_EXE, input.string()}, dir_, 0);
+  ASSERT_TRUE(run.wait_for([&] { return run.out().find("SCF:") != std::string::npos; }));
+  run.kill_all(SIGKILL);
+  run.wait();
+  const YAML::Node j = results("k.json");
+  EXPECT_FALSE(j["success"].as<bool>());
+  EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "interrupted");
+  EXPECT_NE(j["error"]["error_message"].as<std::string>().find("has not finished"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cyclocc::app_test
