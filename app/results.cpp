@@ -92,19 +92,25 @@ namespace {
   throw std::runtime_error("cannot write " + path + ": " + what + " (" + std::strerror(errno) + ")");
 }
 
+// All of text to fd; false (errno set) if a write fails.
+bool write_all(int fd, const std::string& text) {
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
 // Writes text into an existing file that is not a regular one (/dev/null, a
 // pipe): nothing to replace atomically.
 void write_through(const std::string& path, const std::string& text) {
   int fd = ::open(path.c_str(), O_WRONLY);
   if (fd < 0) fail(path, "open");
-  for (std::size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      ::close(fd);
-      fail(path, "write");
-    }
-    done += static_cast<std::size_t>(n);
+  if (!write_all(fd, text)) {
+    ::close(fd);
+    fail(path, "write");
   }
   ::close(fd);
 }
@@ -143,16 +149,10 @@ void write_file_atomically(const std::string& named, const std::string& text) {
   const std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) fail(named, "open");
-  std::size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      fail(path, "write");
-    }
-    done += static_cast<std::size_t>(n);
+  if (!write_all(fd, text)) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    fail(named, "write");
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     ::unlink(tmp.c_str());
