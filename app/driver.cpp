@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <map>
 
 #include "app/agree.hpp"
@@ -119,7 +120,10 @@ std::string write_results(RunContext& ctx) {
 // has not finished, so that a run killed before it writes its results (out
 // of time or memory, SIGKILL) leaves no earlier run's success behind.
 void write_unfinished(RunContext& ctx) {
-  if (ctx.json_path.empty()) return;
+  // Not into /dev/null or a pipe: its reader would get two documents.
+  std::error_code ec;
+  const auto st = std::filesystem::status(ctx.json_path, ec);
+  if (ctx.json_path.empty() || (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))) return;
   char started[64];
   const std::time_t now = std::time(nullptr);
   std::strftime(started, sizeof started, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
@@ -140,8 +144,14 @@ void run_stages(RunContext& ctx, const CliOptions& options) {
   ctx.results.set_input(in);
   ctx.json_path = safe_results_path(in, options);
   agreed(ctx.comm, [&] { check_output_files(in, options); });
-  // Written beside itself and renamed: through a link, beside the file it points to.
-  ctx.checkpoint_path = rename_target(options.checkpoint.value_or(in.checkpoint.file));
+  // Written beside itself and renamed: through a link, beside the file it
+  // points to, as rank 0 sees it (a collective create needs one name).
+  std::string checkpoint = options.checkpoint.value_or(in.checkpoint.file);
+  agreed(ctx.comm, [&] {
+    if (ctx.comm.root()) checkpoint = rename_target(checkpoint);
+  });
+  ctx.comm.bcast(checkpoint, 0);
+  ctx.checkpoint_path = checkpoint;
   write_unfinished(ctx);
   print_input_summary(ctx, in);
 

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <stdexcept>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -18,13 +20,14 @@ namespace {
 struct Output {
   std::string path, named_by;
   bool checkpoint = false;  // HDF5: never written through a device or pipe
+  bool renamed = true;      // written beside itself and renamed (not the Molden file)
 };
 
 std::vector<Output> outputs(const input::Input& in, const CliOptions& o) {
   std::vector<Output> files{
       {o.json.value_or(in.output.json), o.json ? "--json" : "output.json"},
       {o.checkpoint.value_or(in.checkpoint.file), o.checkpoint ? "--checkpoint" : "checkpoint.file", true}};
-  if (!in.output.molden.empty()) files.push_back({in.output.molden, "output.molden"});
+  if (!in.output.molden.empty()) files.push_back({in.output.molden, "output.molden", false, false});
   return files;
 }
 
@@ -59,19 +62,30 @@ std::vector<Output> read_files(const input::Input& in) {
 }
 
 // Why the run could not write file f where it is, or "": it is a folder, a
-// checkpoint that is not a regular file (a device, a pipe), or its folder
-// cannot be written (the results file and the checkpoint are written beside
-// themselves and renamed).
+// checkpoint that is not a regular file (a device, a pipe), a link that
+// leads nowhere, or where it is written cannot be written: the folder of the
+// file a link points to for the results file and the checkpoint (written
+// beside themselves and renamed), the file itself for an existing Molden file
+// (written in place).
 std::string unwritable(const Output& f) {
   std::error_code ec;
   const fs::file_status st = fs::status(f.path, ec);  // follows links
+  if (ec && ec != std::errc::no_such_file_or_directory) return f.path + ": " + ec.message();
   if (fs::is_directory(st)) return f.path + " is a folder";
   if (f.checkpoint && fs::exists(st) && !fs::is_regular_file(st)) return f.path + " is not a regular file";
   if (fs::exists(st) && !fs::is_regular_file(st)) return "";  // written through (/dev/null)
-  const fs::path target(rename_target(f.path));  // written beside the file a link points to
+  if (!f.renamed && fs::exists(st))
+    return ::access(f.path.c_str(), W_OK) == 0 ? "" : f.path + " cannot be written";
+  fs::path target;
+  try {
+    target = rename_target(f.path);
+  } catch (const std::runtime_error&) {
+    return f.path + " is a loop of symbolic links";
+  }
   const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   if (!fs::is_directory(folder, ec)) return "folder " + folder.string() + " of " + f.path + " does not exist";
-  if (::access(folder.c_str(), W_OK | X_OK) != 0) return "folder " + folder.string() + " of " + f.path + " cannot be written";
+  if (::access(folder.c_str(), W_OK | X_OK) != 0)
+    return "folder " + folder.string() + " of " + f.path + " cannot be written";
   return "";
 }
 

@@ -104,10 +104,12 @@ bool write_all(int fd, const std::string& text) {
 }
 
 // Writes text into an existing file that is not a regular one (/dev/null, a
-// pipe): nothing to replace atomically.
+// pipe): nothing to replace atomically. A pipe nobody reads is an error, not
+// a wait (the other ranks would wait too).
 void write_through(const std::string& path, const std::string& text) {
-  int fd = ::open(path.c_str(), O_WRONLY);
-  if (fd < 0) fail(path, "open");
+  int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK);
+  if (fd < 0) fail(path, errno == ENXIO ? "open (no reader on the pipe)" : "open");
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // a reader is there: writes may wait for it
   if (!write_all(fd, text)) {
     ::close(fd);
     fail(path, "write");
@@ -128,14 +130,16 @@ std::string rename_target(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path p(path);
-  // Link by link (a link to a file not made yet is followed too), at most
-  // as many as Linux follows.
-  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(p, ec)); ++hops) {
+  // Link by link (a link to a file not made yet is followed too), at most as
+  // many as Linux follows. Not normalized: "dir/../x" is for the kernel to
+  // resolve, as dir may itself be a link.
+  for (int hops = 0; fs::is_symlink(fs::symlink_status(p, ec)); ++hops) {
     const fs::path to = fs::read_symlink(p, ec);
-    if (ec) return path;
+    if (ec || hops == 40)
+      throw std::runtime_error("cannot write " + path + ": too many levels of symbolic links, or an unreadable one");
     p = to.is_absolute() ? to : p.parent_path() / to;
   }
-  return p.lexically_normal().string();
+  return p.string();
 }
 
 void write_file_atomically(const std::string& named, const std::string& text) {

@@ -515,12 +515,13 @@ void Tensor::add_rows(double alpha, const Tensor& part, int first) {
   const std::int64_t rest = tuples == 0 ? 0 : layout().local_size() / tuples;
   if (part.layout().local_size() != rows * n1 * rest) throw std::logic_error("add_rows: local sizes differ");
   constexpr std::int64_t kMaxInt = std::numeric_limits<int>::max();  // cblas counts are int
+  double* base = data().data();  // (a write: drops prepared copies and the zero mark)
   for (int a = first; a < first + rows; ++a) {
     const int b0 = pair == Sym::SY ? a : pair == Sym::AS ? a + 1 : 0;
     if (b0 >= n1 || rest == 0) continue;
     const int x[2] = {a, b0};
     const double* from = part.data().data() + ((a - first) * n1 + b0) * rest;
-    double* to = data_.data() + (pair == Sym::NS ? a * n1 + b0 : lead.id(x)) * rest;
+    double* to = base + (pair == Sym::NS ? a * n1 + b0 : lead.id(x)) * rest;
     for (std::int64_t i = 0, n = (n1 - b0) * rest; i < n; i += kMaxInt)
       cblas_daxpy(static_cast<int>(std::min(kMaxInt, n - i)), alpha, from + i, 1, to + i, 1);
   }

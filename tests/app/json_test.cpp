@@ -31,6 +31,15 @@ TEST(Json, BytesThatAreNotUtf8BecomeReplacementCharacters) {
   EXPECT_EQ(quote("cut \xe2\x82"), "\"cut \xef\xbf\xbd" "\xef\xbf\xbd" "\"");
   EXPECT_EQ(quote("\xc0\xaf"), "\"\xef\xbf\xbd" "\xef\xbf\xbd" "\"");
   EXPECT_EQ(quote("\xed\xa0\x80"), "\"\xef\xbf\xbd" "\xef\xbf\xbd" "\xef\xbf\xbd" "\"");
+  // The edges: U+10FFFF passes; overlong three- and four-byte forms, code
+  // points above U+10FFFF and F5 do not (each byte replaced).
+  EXPECT_EQ(quote("\xf4\x8f\xbf\xbf"), "\"\xf4\x8f\xbf\xbf\"");
+  const std::string bad[] = {"\xe0\x9f\xbf", "\xf0\x8f\xbf\xbf", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80"};
+  for (const std::string& b : bad) {
+    std::string replaced;
+    for (std::size_t i = 0; i < b.size(); ++i) replaced += "\xef\xbf\xbd";
+    EXPECT_EQ(quote(b), "\"" + replaced + "\"") << b.size();
+  }
 }
 
 TEST(Json, DoublesRoundTripWith17Digits) {

@@ -9,8 +9,6 @@
 namespace cyclocc::app_test {
 namespace {
 
-bool is_null_device(const fs::path& p) { return fs::is_character_file(p) && p == "/dev/null"; }
-
 // A results file that cannot be written is an error before any work: a
 // folder in its place (exit 2), or a place for its temporary copy that is
 // taken (exit 1); an input error keeps its own exit code.
@@ -37,7 +35,7 @@ TEST_F(ProgramTest, ResultsFileThatCannotBeWrittenStopsTheRunBeforeTheWork) {
   r = cyclocc({input.string(), "--checkpoint", "null.h5"});
   EXPECT_EQ(r.exit_code, 2);
   expect_one_error_line(r, {"w.yaml: --checkpoint: null.h5 is not a regular file"});
-  EXPECT_TRUE(is_null_device("/dev/null"));
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
 }
 
 // A link stays a link, and the file it points to gets the results or the
@@ -63,7 +61,20 @@ TEST_F(ProgramTest, OutputsGoThroughLinksAndToDevNull) {
   r = cyclocc({input.string(), "--json", "null.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::is_symlink(path("null.json")));
-  EXPECT_TRUE(is_null_device("/dev/null"));
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  // A relative link in a subfolder points from there; a loop of links is refused.
+  fs::create_directories(path("sub"));
+  fs::create_symlink("../scratch/sub.json", path("sub/link.json"));
+  r = cyclocc({input.string(), "--json", "sub/link.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(path("sub/link.json")));
+  EXPECT_TRUE(results("scratch/sub.json")["success"].as<bool>());
+  fs::create_symlink("loop2.json", path("loop1.json"));
+  fs::create_symlink("loop1.json", path("loop2.json"));
+  r = cyclocc({input.string(), "--json", "loop1.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"l.yaml: --json: loop1.json"});
+  EXPECT_TRUE(fs::is_symlink(path("loop1.json")));
 }
 
 // No output may replace the geometry or basis file the input names, also

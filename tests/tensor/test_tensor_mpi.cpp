@@ -535,21 +535,35 @@ TEST(Storage, RowsAddedAWindowAtATime) {
   const int n = 5, m = 4, P = ctx.nranks();
   for (Sym pair : {Sym::SY, Sym::AS, Sym::NS})
     for (Sym rest : {Sym::SY, Sym::AS, Sym::NS})
-      for (const Mapping& map : {Mapping::along(P, 2, 4), Mapping::replicated(P)}) {
-        Tensor W(ctx, Shape({n, n, m, m}, {pair, Sym::NS, rest, Sym::NS}), map);
-        Tensor part(ctx, Shape({2, n, m, m}, {Sym::NS, Sym::NS, rest, Sym::NS}), map);
-        W.fill_random(3);
-        part.fill_random(5);
-        const auto before = dense::to_dense(W), pd = dense::to_dense(part);
-        W.add_rows(0.5, part, 2);
-        const auto after = dense::to_dense(W);
-        dense::for_all({n, n, m, m}, [&](const std::vector<int>& x) {
-          auto canonical = [](Sym s, int i, int j) { return s == Sym::NS || (s == Sym::SY ? i <= j : i < j); };
-          if (!canonical(pair, x[0], x[1]) || !canonical(rest, x[2], x[3])) return;
-          const double added = x[0] == 2 || x[0] == 3 ? 0.5 * pd({x[0] - 2, x[1], x[2], x[3]}) : 0.0;
-          EXPECT_DOUBLE_EQ(after(x), before(x) + added);
-        });
-      }
+      for (const Mapping& map : {Mapping::along(P, 2, 4), Mapping::replicated(P)})
+        for (int first : {2, 3}) {  // rows 3 and 4: the last (a pair's last row, empty when AS)
+          Tensor W(ctx, Shape({n, n, m, m}, {pair, Sym::NS, rest, Sym::NS}), map);
+          Tensor part(ctx, Shape({2, n, m, m}, {Sym::NS, Sym::NS, rest, Sym::NS}), map);
+          W.fill_random(3);
+          part.fill_random(5);
+          const auto before = dense::to_dense(W), pd = dense::to_dense(part);
+          W.add_rows(0.5, part, first);
+          const auto after = dense::to_dense(W);
+          dense::for_all({n, n, m, m}, [&](const std::vector<int>& x) {
+            auto canonical = [](Sym s, int i, int j) { return s == Sym::NS || (s == Sym::SY ? i <= j : i < j); };
+            if (!canonical(pair, x[0], x[1]) || !canonical(rest, x[2], x[3])) return;
+            const bool row = x[0] >= first && x[0] < first + 2;
+            const double added = row ? 0.5 * pd({x[0] - first, x[1], x[2], x[3]}) : 0.0;
+            EXPECT_DOUBLE_EQ(after(x), before(x) + added);
+          });
+        }
+  {
+    // add_rows writes: a later sum with beta = 0 into a new tensor replaces
+    // what add_rows put there rather than adding to it.
+    const Shape s({n, n, m, m}, {Sym::SY, Sym::NS, Sym::SY, Sym::NS});
+    Tensor W(ctx, s, Mapping::along(P, 2, 4)), X(ctx, s, Mapping::along(P, 2, 4));
+    Tensor part(ctx, Shape({2, n, m, m}, {Sym::NS, Sym::NS, Sym::SY, Sym::NS}), Mapping::along(P, 2, 4));
+    part.fill_random(5);
+    X.fill_random(7);
+    W.add_rows(1.0, part, 0);
+    sum(1.0, X, "abcd", 0.0, W, "abcd");
+    EXPECT_EQ(W.gather_all(), X.gather_all());
+  }
   Tensor W(ctx, Shape({n, n, m, m}, {Sym::SY, Sym::NS, Sym::SY, Sym::NS}), Mapping::along(P, 2, 4));
   Tensor part(ctx, Shape({2, n, m, m}, {Sym::NS, Sym::NS, Sym::SY, Sym::NS}), Mapping::along(P, 2, 4));
   EXPECT_THROW(W.add_rows(1.0, part, 4), std::invalid_argument);  // rows 4 and 5 of 5
