@@ -1,5 +1,7 @@
 // The files a run writes (results, checkpoint, Molden): that none of them is
-// the input file or another of them, and that their folders exist, before
+// the input file, a file the input reads or another of them, and that they
+// can be written where they are (not a folder, a folder that exists and can
+// be written, no loop of links, a checkpoint that is a regular file), before
 // any work is done; and where the results of an input that does not validate
 // go (docs/results.md).
 #pragma once
@@ -15,17 +17,19 @@ namespace cyclocc::app {
 bool same_file(const std::string& a, const std::string& b);
 
 // Throws InputError (exit 2) naming the keys or flags if the results file,
-// the checkpoint or the Molden file is the input file or another of them, or
-// lies in a folder that does not exist.
+// the checkpoint or the Molden file is the input file, a file it reads or
+// another of them, or cannot be written where it is (above).
 void check_output_files(const input::Input& in, const CliOptions& options);
 
 // The results file of this run if it is safe to write: not the input file,
-// the checkpoint or the Molden file (else empty, and check_output_files says why).
+// a file it reads, the checkpoint or the Molden file (else empty, and
+// check_output_files says why).
 std::string safe_results_path(const input::Input& in, const CliOptions& options);
 
 // The same before the input validates: --json, else the input's output.json
 // if it can be read from it, else INPUT stem + .json; empty if the input file
-// cannot be read or that file would be the input or its checkpoint.
+// cannot be read or that file would be the input, its checkpoint or a file
+// it reads.
 std::string results_path_before_input(const CliOptions& options);
 
 }  // namespace cyclocc::app
