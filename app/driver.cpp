@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <filesystem>
 #include <map>
 
 #include "app/agree.hpp"
@@ -121,9 +120,7 @@ std::string write_results(RunContext& ctx) {
 // of time or memory, SIGKILL) leaves no earlier run's success behind.
 void write_unfinished(RunContext& ctx) {
   // Not into /dev/null or a pipe: its reader would get two documents.
-  std::error_code ec;
-  const auto st = std::filesystem::status(ctx.json_path, ec);
-  if (ctx.json_path.empty() || (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))) return;
+  if (ctx.json_path.empty() || written_through(ctx.json_path)) return;
   char started[64];
   const std::time_t now = std::time(nullptr);
   std::strftime(started, sizeof started, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));

@@ -72,8 +72,7 @@ std::string unwritable(const Output& f) {
   const fs::file_status st = fs::status(f.path, ec);  // follows links
   if (ec && ec != std::errc::no_such_file_or_directory) return f.path + ": " + ec.message();
   if (fs::is_directory(st)) return f.path + " is a folder";
-  if (f.checkpoint && fs::exists(st) && !fs::is_regular_file(st)) return f.path + " is not a regular file";
-  if (fs::exists(st) && !fs::is_regular_file(st)) return "";  // written through (/dev/null)
+  if (written_through(f.path)) return f.checkpoint ? f.path + " is not a regular file" : "";
   if (!f.renamed && fs::exists(st))
     return ::access(f.path.c_str(), W_OK) == 0 ? "" : f.path + " cannot be written";
   fs::path target;

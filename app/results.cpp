@@ -142,11 +142,15 @@ std::string rename_target(const std::string& path) {
   return p.string();
 }
 
+bool written_through(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  return std::filesystem::exists(st) && !std::filesystem::is_regular_file(st);
+}
+
 void write_file_atomically(const std::string& named, const std::string& text) {
   namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::file_status st = fs::status(named, ec);
-  if (fs::exists(st) && !fs::is_regular_file(st)) return write_through(named, text);
+  if (written_through(named)) return write_through(named, text);
   // A link stays a link: the file it points to is replaced.
   const std::string path = rename_target(named);
   const fs::path target(path);

@@ -82,6 +82,11 @@ class Results {
 // std::runtime_error with a one-line message naming the file.
 void write_file_atomically(const std::string& path, const std::string& text);
 
+// Whether write_file_atomically writes path through rather than replacing
+// it: an existing file that is not a regular one (/dev/null, a pipe), links
+// followed.
+bool written_through(const std::string& path);
+
 // The file a write-then-rename of path replaces: the file a symbolic link
 // points to (followed to the end), else path itself.
 std::string rename_target(const std::string& path);
