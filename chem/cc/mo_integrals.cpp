@@ -87,10 +87,9 @@ namespace {
 // The closed-shell ladder's halves (<ab|ef> +- <ab|fe>) / 2 (MoIntegrals::
 // vvvv_plus, vvvv_minus) with all ranks along the pair ef, from the chemist
 // integrals <ab|ef> = (ae|bf) a window of rows a at a time: the window's
-// (ae|bf) moves once, into <ab|ef> along ef; the halves' rows are local sums
-// from it, the packed sum over the output's (ef) group adding the exchanged
-// <ab|fe> (contract.hpp conventions), and add_rows puts them in place (a <= b,
-// a < b).
+// (ae|bf) moves once, into <ab|ef> along ef; the halves' rows are its
+// exchange parts under e <-> f (local sums), and add_rows puts them in place
+// (a <= b, a < b).
 std::array<Tensor, 2> ladder_halves(tensor::Context& ctx, int v, const ChemistRows& rows) {
   const auto along_ef = tensor::Mapping::along(ctx.nranks(), 2, 4);
   std::array<Tensor, 2> halves{Tensor(ctx, tensor::Shape({v, v, v, v}, {Sym::SY, N, Sym::SY, N}), along_ef, "<vv|vv>+"),
@@ -101,11 +100,8 @@ std::array<Tensor, 2> ladder_halves(tensor::Context& ctx, int v, const ChemistRo
     const tensor::Shape window_shape({count, v, v, v}, {N, N, N, N});
     Tensor u(ctx, window_shape, along_ef, "<vv|vv> rows");
     tensor::sum(1.0, rows(first, count), "aebf", 0.0, u, "abef");
-    for (Tensor& half : halves) {
-      Tensor part(ctx, tensor::Shape(window_shape.lens, {N, N, half.shape().sym[2], N}), along_ef, half.name() + " rows");
-      tensor::sum(0.5, u, "abef", 0.0, part, "abef");
-      half.add_rows(1.0, part, first);
-    }
+    const auto parts = closed_shell::exchange_parts(u, {N, N, Sym::SY, N}, "<vv|vv> rows", &along_ef);
+    for (int k : {0, 1}) halves[k].add_rows(1.0, parts[k], first);
   }
   return halves;
 }
