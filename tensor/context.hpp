@@ -69,6 +69,14 @@ class Context {
   // another rank does depends on what one keeps.
   bool reserve_local_list_bytes(std::int64_t bytes);
 
+  // A constant operand's prepared copy (Tensor::set_constant) counts as free
+  // in the contraction plans' cost model only while no rank's copy holds
+  // more than its share of the operand and more than this many words (128
+  // MB): a copy replicated over the ranks multiplies the operand's memory by
+  // P (unrestricted <vv||vv> at 3 ranks: 5 GB per rank).
+  void set_kept_copy_words(std::int64_t words) { kept_copy_words_ = words; }
+  std::int64_t kept_copy_words() const { return kept_copy_words_; }
+
   // Whether tensors made Tensor::Unset start as NaN rather than unset, so
   // that reading an element before it is written shows in the results. Set
   // from the environment variable CYCLOCC_POISON_UNSET (the MPI tests' main
@@ -86,6 +94,7 @@ class Context {
   std::int64_t program_budget_ = std::int64_t{256} << 20;
   std::int64_t program_bytes_ = 0;
   std::int64_t local_list_bytes_ = 0;
+  std::int64_t kept_copy_words_ = std::int64_t{1} << 24;
   bool poison_unset_ = false;
 };
 

@@ -270,6 +270,14 @@ std::optional<Mapping> packed_mapping(const LGroups& own, const LGroups& refined
   return pm;
 }
 
+// Whether keeping `copy` of the constant T is light: on no rank larger than
+// both T's own share there and the context's limit.
+bool light_copy(const Tensor& T, const Layout& copy) {
+  for (int r = 0; r < T.ctx().nranks(); ++r)
+    if (copy.local_size(r) > std::max(T.layout().local_size(r), T.ctx().kept_copy_words())) return false;
+  return true;
+}
+
 // The largest sent plus received words of any rank.
 std::int64_t max_traffic(const std::vector<std::int64_t>& words, int P) {
   std::int64_t m = 0;
@@ -473,7 +481,8 @@ std::shared_ptr<ContractionPlan> build_plan(const Tensor& A0, const std::string&
     };
     // Elements each rank copies into new layouts (the largest count matters).
     // A constant operand is prepared once and kept (Tensor::set_constant),
-    // so its redistribution costs nothing over the iterations.
+    // so its redistribution costs nothing over the iterations, unless the
+    // copy is too large to keep lightly (Context::set_kept_copy_words).
     std::vector<double> copies(P, 0.0);
     auto copied = [&](const Layout& l) {
       for (int r = 0; r < P; ++r) copies[r] += static_cast<double>(l.local_size(r));
@@ -499,13 +508,13 @@ std::shared_ptr<ContractionPlan> build_plan(const Tensor& A0, const std::string&
     if (!a_alias) {
       const auto w = operand_traffic(A, ga, a_ref_shape, *la_c, plan->a, a_mat, a_packed);
       a_words = add(w);
-      if (A.constant()) add_kept(w);
+      if (A.constant() && light_copy(A, *la_c)) add_kept(w);
       else copied(*la_c);
     }
     if (!b_alias) {
       const auto w = operand_traffic(B, gb, b_ref_shape, *lb_c, plan->b, b_mat, b_packed);
       b_words = add(w);
-      if (B.constant()) add_kept(w);
+      if (B.constant() && light_copy(B, *lb_c)) add_kept(w);
       else copied(*lb_c);
     }
     // C_c moves to C as C'' or, when that sends fewer words, as C''' (Mid).

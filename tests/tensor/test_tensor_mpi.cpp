@@ -4,6 +4,7 @@
 
 #include "tensor/contract.hpp"
 #include "tensor/expr.hpp"
+#include "tensor/plan.hpp"
 #include "tensor/remap.hpp"
 #include "tests/mpi_world.hpp"
 #include "tests/tensor/dense.hpp"
@@ -608,6 +609,36 @@ TEST(Contraction, ConstantOperandsKeepTheirPreparedCopies) {
   for (double& x : p.V.data()) x *= 2;
   EXPECT_FALSE(p.V.constant());
   p.run("after a write");
+}
+
+// The ladder's shape, R_abij += V_abef tau_efij with V constant and all ranks
+// along f, and as many occupied orbitals as ranks: a plan over j would keep
+// V whole on every rank, for free in the cost model. Under the limit on kept
+// copies (Context::set_kept_copy_words; here none may exceed the operand's
+// share) no rank's copy of V is larger than its share of V.
+TEST(Contraction, ConstantOperandsAreNotKeptLargerThanTheirShareBeyondTheLimit) {
+  const int P = world().size(), v = 6;
+  for (const std::int64_t limit : {std::int64_t{0}, std::int64_t{1} << 24}) {
+    Context ctx(world());
+    ctx.set_kept_copy_words(limit);
+    const Shape sv = mk({v, v, v, v}, "NNNN"), st = mk({v, v, P, P}, "NNNN"), sr = mk({v, v, P, P}, "NNNN");
+    Tensor V(ctx, sv, Mapping::along(P, 3, 4), "V"), tau(ctx, st, "tau"), R(ctx, sr, "R");
+    V.fill_random(5);
+    tau.fill_random(6);
+    V.set_constant(true);
+    const auto plan = plan_contraction(V, "abef", tau, "efij", R, "abij");
+    const OperandPlan& vp = plan->swapped ? plan->b : plan->a;
+    const auto copy = ctx.layout(vp.mat_shape, vp.mat_map);
+    for (int r = 0; r < P && limit == 0 && !vp.alias; ++r)
+      EXPECT_LE(copy->local_size(r), V.layout().local_size(r)) << "rank " << r << " plan " << plan->mapping;
+    for (int call = 0; call < 2; ++call) {
+      R.set_zero();
+      contract(1.0, V, "abef", tau, "efij", 0.0, R, "abij");
+      EXPECT_EQ(world().stats().last().words, world().stats().last().predicted);
+      const auto ref = dense::product(1.0, dense::to_dense(V), "abef", dense::to_dense(tau), "efij", sr.lens, "abij");
+      EXPECT_LT(dense::packed_error(sr, ref, dense::to_dense(R)), 1e-12) << "limit " << limit << " call " << call;
+    }
+  }
 }
 
 // A held tensor reuses its prepared copies as a constant does, but the
