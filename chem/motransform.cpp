@@ -158,19 +158,22 @@ double transform_peak_bytes(int nbf, const ActiveSpace& space, bool restricted, 
   // The quarters and the kets, the vv ket twice while it is redistributed.
   const double b = quarters + kets + p * v * (v + 1) / 2;
   // The kets, the bra quarters and MO blocks (and a transient copy of the
-  // largest bra quarter), and the <vv|vv> integrals: the chemist blocks
-  // (v^4/4 each) and the <vv||vv> blocks with the send and receive buffers
-  // of their redistribution; or, for the restricted ladder alone, its halves
-  // (v^4/2) and one window of w v^4 rows' temporaries at a time: the rows
-  // (w v^4/2), unpacked twice (2 w v^4: a copy, then <ab|ef> along ef) and,
-  // at P > 1, the buffers between (2 w v^4).
+  // largest bra quarter), and the <vv|vv> integrals: for CCSDT the chemist
+  // blocks (v^4/4 each) and the <vv||vv> blocks with the send and receive
+  // buffers of their redistribution; for the ladder alone the restricted
+  // halves (v^4/2) or the unrestricted <vv||vv> blocks (3 v^4/2), and one
+  // window of w v^4 rows' temporaries at a time: the rows (w v^4/2),
+  // unpacked twice (2 w v^4: a copy, then in the integrals' order along ef)
+  // and, at P > 1, the buffers between (2 w v^4).
   double c = kets + (spin_pairs + 1) * N * n * n * n / 2 + spin_pairs * o * v * v * v;
   const double buffers = nranks > 1 ? 2 * v4 : v4;
-  if (!restricted && (needs.ladder || needs.blocks)) c += 3 * v4 / 4 + 3 * v4 / 2 + buffers;
+  const double w = v > 0 ? cc::vvvv_row_window(static_cast<int>(v)) / v : 0;
+  const double window = w * v4 * (nranks > 1 ? 4.5 : 2.5);
+  if (!restricted && needs.blocks) c += 3 * v4 / 4 + 3 * v4 / 2 + buffers;
+  if (!restricted && !needs.blocks && needs.ladder) c += 3 * v4 / 2 + window;
   if (restricted) {
-    const double w = v > 0 ? cc::vvvv_row_window(static_cast<int>(v)) / v : 0;
     const double blocks = needs.blocks ? v4 / 4 + v4 : 0;
-    c += blocks + std::max(needs.blocks ? buffers : 0, needs.ladder ? v4 / 2 + w * v4 * (nranks > 1 ? 4.5 : 2.5) : 0);
+    c += blocks + std::max(needs.blocks ? buffers : 0, needs.ladder ? v4 / 2 + window : 0);
   }
   return 8 * std::max({a, b, c}) / nranks;
 }
@@ -245,13 +248,13 @@ class ChemistTransform {
     return blocks_.emplace(key, std::move(y2)).first->second;
   }
 
-  // Rows [first, first + count) of p of the block (pq|rs) of spin s in
+  // Rows [first, first + count) of p of the block (pq|rs) of spins s1, s2 in
   // `spaces` (as for operator()): (pq|rs) for p in the window, p and q
   // unpaired. The whole block's product with a window of the coefficients;
   // not kept.
-  Tensor rows(int s, const std::string& spaces, int first, int count) {
-    const Tensor& y1 = bra_quarter(s, s, spaces);
-    const Tensor& c = c_[s][space(spaces[0])];
+  Tensor rows(int s1, int s2, const std::string& spaces, int first, int count) {
+    const Tensor& y1 = bra_quarter(s1, s2, spaces);
+    const Tensor& c = c_[s1][space(spaces[0])];
     const Tensor cp = c.slice({0, first}, Shape({n_, count}, {}), "C rows");
     const auto& hl = y1.shape().lens;
     Tensor y2(ctx_, Shape({count, hl[1], hl[2], hl[3]}, {Sym::NS, Sym::NS, y1.shape().sym[2], Sym::NS}), along(2, 4),
@@ -376,9 +379,9 @@ cc::MoIntegrals transform_integrals(tensor::Context& ctx, const Basis& basis, co
         return restricted ? chem(0, 0, sp) : chem(s1, s2, sp);
       },
       needs,
-      [&](int first, int count) {
+      [&](int s1, int s2, int first, int count) {
         step("MO blocks, (vv|vv) rows from " + std::to_string(first + 1));
-        return chem.rows(0, "vvvv", first, count);
+        return restricted ? chem.rows(0, 0, "vvvv", first, count) : chem.rows(s1, s2, "vvvv", first, count);
       });
   const double t2 = now();
   log.print("MO transform: transformation and spin blocks %.2f s\n", t2 - t1);

@@ -52,6 +52,18 @@ std::vector<std::string> spin_blocks(const std::string& /*spaces: blocks depend 
   return out;
 }
 
+namespace {
+
+// All ranks along the group of `shape` that holds position p.
+Mapping along_group(int nranks, const Shape& shape, int p) {
+  int first = p, last = p;
+  while (first > 0 && shape.sym[first - 1] != Sym::NS) --first;
+  while (last + 1 < shape.order() && shape.sym[last] != Sym::NS) ++last;
+  return Mapping::along(nranks, first, last + 1);
+}
+
+}  // namespace
+
 SpinTensor::SpinTensor(Context& ctx, const SpinDims& dims, std::string spaces, std::vector<Sym> sym, std::string name,
                        int along)
     : ctx_(&ctx), dims_(dims), spaces_(std::move(spaces)), sym_(std::move(sym)), name_(std::move(name)), along_(along) {
@@ -60,11 +72,10 @@ SpinTensor::SpinTensor(Context& ctx, const SpinDims& dims, std::string spaces, s
   for (std::size_t i = 0; i + 1 < spaces_.size(); ++i)
     if (sym_[i] == Sym::AS && spaces_[i] != spaces_[i + 1])
       throw std::invalid_argument("SpinTensor: antisymmetric indices in different spaces");
-  if (along_ >= 0 && (along_ >= order() || sym_[along_] != Sym::NS || (along_ > 0 && sym_[along_ - 1] != Sym::NS)))
-    throw std::invalid_argument("SpinTensor: position " + std::to_string(along_) + " is not a group of its own");
+  if (along_ >= order()) throw std::invalid_argument("SpinTensor: no position " + std::to_string(along_));
   for (const std::string& k : spin_blocks(spaces_, sym_)) {
     const Shape shape = block_shape(dims_, spaces_, sym_, k);
-    const Mapping map = along_ >= 0 ? Mapping::along(ctx.nranks(), along_, along_ + 1) : ctx.default_mapping(shape);
+    const Mapping map = along_ >= 0 ? along_group(ctx.nranks(), shape, along_) : ctx.default_mapping(shape);
     blocks_.emplace(k, Tensor(ctx, shape, map, name_ + "(" + k + ")"));
   }
 }

@@ -50,10 +50,12 @@ struct SpinDims {
 
 class SpinTensor {
  public:
-  // along >= 0: every block puts all ranks along that position (which must be
-  // a group of its own) instead of the context's default mapping, e.g. the
+  // along >= 0: every block puts all ranks along its group of indices that
+  // holds that position (in a block of mixed spins a pair of sym falls apart
+  // into two groups) instead of the context's default mapping, e.g. the
   // window index of the (T) triples, so that each contraction into them can
-  // leave every rank's part where it is.
+  // leave every rank's part where it is, or the ket of <vv||vv>, so that it
+  // can be built a window of rows at a time (Tensor::add_rows).
   SpinTensor(Context& ctx, const SpinDims& dims, std::string spaces, std::vector<Sym> sym, std::string name = "",
              int along = -1);
   // Same structure and mappings, zero blocks.

@@ -67,7 +67,7 @@ void fill_fock(SpinTensor& f, const std::array<std::vector<double>, 2>& eps_occ,
 
 }  // namespace
 
-MoIntegrals::MoIntegrals(tensor::Context& ctx, const SpinDims& d, bool with_vvvv)
+MoIntegrals::MoIntegrals(tensor::Context& ctx, const SpinDims& d, bool with_vvvv, bool vvvv_along_ef)
     : dims(d),
       f_oo(ctx, d, "oo", {N, N}, "f_oo"),
       f_ov(ctx, d, "ov", {N, N}, "f_ov"),
@@ -77,7 +77,8 @@ MoIntegrals::MoIntegrals(tensor::Context& ctx, const SpinDims& d, bool with_vvvv
       oovv(ctx, d, "oovv", pair_sym("oovv"), "<oo||vv>"),
       ovov(ctx, d, "ovov", pair_sym("ovov"), "<ov||ov>"),
       ovvv(ctx, d, "ovvv", pair_sym("ovvv"), "<ov||vv>") {
-  if (with_vvvv) vvvv.emplace(ctx, d, "vvvv", pair_sym("vvvv"), "<vv||vv>");
+  if (with_vvvv && vvvv_along_ef) vvvv.emplace(ctx, d, "vvvv", pair_sym("vvvv"), "<vv||vv>", 3);
+  else if (with_vvvv) vvvv.emplace(ctx, d, "vvvv", pair_sym("vvvv"), "<vv||vv>");
 }
 
 int vvvv_row_window(int v) { return std::max(1, v / 8); }
@@ -99,11 +100,35 @@ std::array<Tensor, 2> ladder_halves(tensor::Context& ctx, int v, const ChemistRo
     const int count = std::min(window, v - first);
     const tensor::Shape window_shape({count, v, v, v}, {N, N, N, N});
     Tensor u(ctx, window_shape, along_ef, "<vv|vv> rows");
-    tensor::sum(1.0, rows(first, count), "aebf", 0.0, u, "abef");
+    tensor::sum(1.0, rows(0, 0, first, count), "aebf", 0.0, u, "abef");
     const auto parts = closed_shell::exchange_parts(u, {N, N, Sym::SY, N}, "<vv|vv> rows", &along_ef);
     for (int k : {0, 1}) halves[k].add_rows(1.0, parts[k], first);
   }
   return halves;
+}
+
+// The <vv||vv> blocks (ranks along the pair ef, or f where e and f differ in
+// spin) from the chemist integrals a window of rows a at a time: <ab||ef> =
+// (ae|bf) - (af|be), a in the window, all b, is one sum of the window's
+// (ae|bf) into the block's ef packing (an AS pair ef adds the exchange term
+// itself; in an opposite-spin block it is zero), and add_rows puts the rows
+// in place (a < b where ab is an AS pair).
+void fill_vvvv_by_rows(const ChemistRows& rows, SpinTensor& vvvv) {
+  for (const auto& key : vvvv.computed_keys()) {
+    Tensor& block = vvvv.block(key);
+    const auto& lens = block.shape().lens;
+    const auto& sym = block.shape().sym;
+    const int s1 = key[0] == 'a' ? 0 : 1, s2 = key[1] == 'a' ? 0 : 1;
+    const int window = vvvv_row_window(lens[0]);
+    for (int first = 0; first < lens[0]; first += window) {
+      const int count = std::min(window, lens[0] - first);
+      Tensor u(block.ctx(), tensor::Shape({count, lens[1], lens[2], lens[3]}, {N, N, sym[2], N}), block.mapping(),
+               "<vv||vv> rows");
+      tensor::sum(1.0, rows(s1, s2, first, count), "aebf", 0.0, u, "abef");
+      block.add_rows(1.0, u, first);
+    }
+  }
+  vvvv.blocks_written();
 }
 
 }  // namespace
@@ -112,24 +137,31 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
                                const std::array<std::vector<double>, 2>& eps_occ,
                                const std::array<std::vector<double>, 2>& eps_vir, const ChemistBlock& chem,
                                VvvvNeeds needs, const ChemistRows& vvvv_rows) {
-  // <vv||vv> for CCSDT, and for the open-shell CCSD ladder.
-  MoIntegrals mo(ctx, d, needs.blocks || (!d.restricted && needs.ladder));
+  // <vv||vv> for CCSDT, and for the open-shell CCSD ladder, which alone is
+  // built in windows of rows.
+  const bool ladder_only = !d.restricted && needs.ladder && !needs.blocks;
+  MoIntegrals mo(ctx, d, needs.blocks || ladder_only, ladder_only);
   mo.eps_occ = eps_occ;
   mo.eps_vir = eps_vir;
   fill_fock(mo.f_oo, eps_occ, eps_vir);
   fill_fock(mo.f_vv, eps_occ, eps_vir);
   for (SpinTensor* t : {&mo.oooo, &mo.ooov, &mo.oovv, &mo.ovov, &mo.ovvv}) fill_integrals(chem, *t);
-  if (mo.vvvv) fill_integrals(chem, *mo.vvvv);
+  // Rows of the chemist (vv|vv) blocks, from vvvv_rows or cut out of chem's.
+  const ChemistRows rows = vvvv_rows ? vvvv_rows : [&](int s1, int s2, int first, int count) {
+    const Tensor& whole = chem(s1, s2, "vvvv");
+    auto lens = whole.shape().lens;
+    lens[0] = count;
+    return whole.slice({first, 0, 0, 0}, tensor::Shape(lens, {N, N, whole.shape().sym[2], N}));
+  };
+  if (mo.vvvv && ladder_only) fill_vvvv_by_rows(rows, *mo.vvvv);
+  else if (mo.vvvv) fill_integrals(chem, *mo.vvvv);
   if (d.restricted && needs.ladder) {
     // <ab|ef> = (ae|bf), split into (<ab|ef> +- <ab|fe>) / 2 (<ba|fe> = <ab|ef>)
     // with all ranks along the pair ef, where the ladder, which splits ef
     // over the ranks, finds them.
     const int n = d.vir[0];
     const auto along_ef = tensor::Mapping::along(ctx.nranks(), 2, 4);
-    const ChemistRows sliced = [&](int first, int count) {
-      return chem(0, 0, "vvvv").slice({first, 0, 0, 0}, tensor::Shape({count, n, n, n}, {N, N, Sym::SY, N}));
-    };
-    auto halves = ladder_halves(ctx, n, vvvv_rows ? vvvv_rows : sliced);
+    auto halves = ladder_halves(ctx, n, rows);
     mo.vvvv_plus.emplace(std::move(halves[0]));
     mo.vvvv_minus.emplace(std::move(halves[1]));
     // <ma|ef> and <mn|ef> split the same way (for Z_maij and W_mnij), and

@@ -55,7 +55,10 @@ struct MoIntegrals {
   // laid out as [mnje]: W_mbej's t1 term reads it with m first, as W.
   std::optional<Tensor> ooov_nm;
 
-  MoIntegrals(tensor::Context& ctx, const SpinDims& d, bool with_vvvv);
+  // vvvv_along_ef: <vv||vv>'s blocks with all ranks along the ket pair ef,
+  // or f where e and f differ in spin (built a window of rows at a time; the
+  // ladder splits its contracted ef over the ranks likewise).
+  MoIntegrals(tensor::Context& ctx, const SpinDims& d, bool with_vvvv, bool vvvv_along_ef = false);
 };
 
 // Chemist-notation MO integrals (pq|rs) over the active orbitals: the block
@@ -65,10 +68,11 @@ struct MoIntegrals {
 // and SY(rs) likewise. s1 <= s2.
 using ChemistBlock = std::function<const Tensor&(int s1, int s2, const std::string& spaces)>;
 
-// Rows [first, first + count) of the first index of the restricted (vv|vv)
-// block: (ae|bf) with a in the window, shape [count, v, v, v] with SY(bf)
-// (the chemist block's rows, a and e unpaired). A new tensor per call.
-using ChemistRows = std::function<Tensor(int first, int count)>;
+// Rows [first, first + count) of the first index of the (vv|vv) block of
+// spins s1 <= s2 (as ChemistBlock's): (ae|bf) with a in the window, shape
+// [count, v_s1, v_s2, v_s2] with SY(bf) (the chemist block's rows, a and e
+// unpaired). A new tensor per call.
+using ChemistRows = std::function<Tensor(int s1, int s2, int first, int count)>;
 
 // Which of the largest integrals a method needs: MP2 none; CCSD its ladder
 // (`ladder`: the closed-shell halves below for a restricted reference, the
@@ -80,16 +84,17 @@ struct VvvvNeeds {
 };
 
 // Builds the antisymmetrized blocks and the (diagonal, canonical) Fock blocks.
-// A restricted ladder's halves come from `vvvv_rows` a window of rows at a
-// time (vvvv_row_window), so that the whole (vv|vv) block and <ab|ef>
-// unpacked are never held; without it, from windows sliced out of chem's
-// whole (vv|vv) block.
+// A restricted ladder's halves, and an unrestricted CCSD's <vv||vv> blocks
+// (which only its ladder reads), come from `vvvv_rows` a window of rows at a
+// time (vvvv_row_window), so that the whole (vv|vv) blocks are never held;
+// without it, from windows sliced out of chem's whole (vv|vv) blocks. For
+// CCSDT, <vv||vv> is made from chem's whole blocks.
 MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& dims,
                                const std::array<std::vector<double>, 2>& eps_occ,
                                const std::array<std::vector<double>, 2>& eps_vir, const ChemistBlock& chem,
                                VvvvNeeds needs = {}, const ChemistRows& vvvv_rows = {});
 
-// Rows of (vv|vv) per window for the restricted ladder's halves: an eighth of
+// Rows of (vv|vv) per window for the ladder's integrals: an eighth of
 // the v virtual orbitals (at least one), so that a window's temporaries stay
 // below the halves themselves.
 int vvvv_row_window(int v);

@@ -40,8 +40,11 @@ struct Fixture {
   cc::MoIntegrals mo;
   twin::System so;
 
-  explicit Fixture(bool restricted, bool small = false)
-      : ctx(test::world()), d(dims(restricted, small)), chem(make_chem(ctx, d, restricted)), mo(build(*this, restricted)),
+  explicit Fixture(bool restricted, bool small = false, cc::VvvvNeeds needs = {})
+      : ctx(test::world()),
+        d(dims(restricted, small)),
+        chem(make_chem(ctx, d, restricted)),
+        mo(build(*this, restricted, needs)),
         so(make_so(*this)) {}
 
   static tensor::SpinDims dims(bool restricted, bool small) {
@@ -61,14 +64,15 @@ struct Fixture {
     c.push_back(restricted ? c[0] : random_chemist(ctx, nb, nb, true, 3));
     return c;
   }
-  static cc::MoIntegrals build(Fixture& f, bool restricted) {
+  static cc::MoIntegrals build(Fixture& f, bool restricted, cc::VvvvNeeds needs) {
     for (int s = 0; s < 2; ++s) {
       f.eo[s].clear();
       f.ev[s].clear();
       for (int i = 0; i < f.d.occ[s]; ++i) f.eo[s].push_back(-1.0 - 0.3 * i - (restricted ? 0 : 0.05 * s));
       for (int a = 0; a < f.d.vir[s]; ++a) f.ev[s].push_back(0.4 + 0.2 * a + (restricted ? 0 : 0.03 * s));
     }
-    return cc::build_mo_integrals(f.ctx, f.d, f.eo, f.ev, cc::chemist_slices(f.chem[0], f.chem[1], f.chem[2], f.d));
+    return cc::build_mo_integrals(f.ctx, f.d, f.eo, f.ev, cc::chemist_slices(f.chem[0], f.chem[1], f.chem[2], f.d),
+                                  needs);
   }
   static twin::System make_so(Fixture& f) {
     const dense::Array aa = dense::to_dense(f.chem[0]), ab = dense::to_dense(f.chem[1]),
@@ -118,10 +122,18 @@ void random_amplitudes(cc::Amplitudes& t, std::uint64_t seed = 40) {
   }
 }
 
-void check_ccsd(bool restricted) {
-  Fixture f(restricted);
+// needs {false, true}: an unrestricted <vv||vv> for the ladder alone, built
+// a window of rows at a time with all ranks along f (or ef).
+void check_ccsd(bool restricted, cc::VvvvNeeds needs = {}) {
+  Fixture f(restricted, false, needs);
   for (const tensor::SpinTensor* b : {&f.mo.oooo, &f.mo.ooov, &f.mo.oovv, &f.mo.ovov, &f.mo.ovvv, &*f.mo.vvvv})
     expect_block_matches(f.so, *b);
+  for (const auto& k : f.mo.vvvv->block_keys()) {  // the blocks lie as they were built (at 1 rank, all alike)
+    if (f.ctx.nranks() == 1) break;
+    const int from = k[2] == k[3] ? 2 : 3;  // the pair ef, or f alone
+    const auto along = tensor::Mapping::along(f.ctx.nranks(), from, 4).normalized();
+    EXPECT_EQ(f.mo.vvvv->block(k).mapping().normalized() == along, !needs.blocks) << k;
+  }
   cc::Amplitudes t(f.ctx, f.d, false), r(f.ctx, f.d, false);
   random_amplitudes(t);
   const twin::Amps ta = twin_amps(t);
@@ -192,6 +204,7 @@ TEST(Ccsd, RestrictedAmplitudeUpdatesMatchTheSpinOrbitalOnes) {
 
 TEST(Ccsd, RhfLikeResidualMatchesSpinOrbitalTwin) { check_ccsd(true); }
 TEST(Ccsd, UhfLikeResidualMatchesSpinOrbitalTwin) { check_ccsd(false); }
+TEST(Ccsd, UhfLikeLadderIntegralsByRowsMatchSpinOrbitalTwin) { check_ccsd(false, {false, true}); }
 
 TEST(Ccsd, Mp2AmplitudesAndEnergy) {
   Fixture f(false);

@@ -136,6 +136,11 @@ TEST(MoTransform, PeakMemoryEstimateIsTheDocumentedFormula) {
   EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, true, {true, true}, 2), 8.0 * (14049 + 13312) / 2);
   // UHF at 1 rank: C = 2 kets + 4 N n^3/2 + 3 o v^3 + v^4 (3/4 + 3/2 + 1) = 6050 + 23072 + 13312.
   EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, false, {}, 1), 8.0 * (6050 + 23072 + 13312));
+  // UHF CCSD: the <vv||vv> blocks (3 v^4/2) built a window of rows at a time,
+  // as the restricted ladder's halves: C = 6050 + 23072 + 6144 + 4096 * 5/16
+  // at 1 rank, with the buffers (4096 * 9/16) at 2.
+  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, false, {false, true}, 1), 8.0 * (6050 + 23072 + 6144 + 1280));
+  EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, false, {false, true}, 2), 8.0 * (6050 + 23072 + 6144 + 2304) / 2);
   // UHF MP2 builds no <vv|vv> integrals: C = 6050 + 23072 is still the largest stage.
   EXPECT_DOUBLE_EQ(chem::transform_peak_bytes(10, s, false, {false, false}, 1), 8.0 * (6050 + 23072));
 }
