@@ -32,9 +32,14 @@ SymmetricEigen symmetric_eigen(const Eigen::MatrixXd& a) {
   return out;
 }
 
-Eigen::MatrixXd orthogonalizer(const Eigen::MatrixXd& S, double threshold) {
+Eigen::MatrixXd orthogonalizer(const Eigen::MatrixXd& S, double threshold, double* smallest) {
   const SymmetricEigen e = symmetric_eigen(S);
   const int n = static_cast<int>(S.rows());
+  if (smallest) {
+    int k = 0;
+    while (k + 1 < n && e.values(k) <= threshold) ++k;
+    *smallest = n > 0 ? e.values(k) : 0.0;
+  }
   if (n == 0 || e.values(0) > threshold) {
     const Eigen::VectorXd inv_sqrt = e.values.array().rsqrt();
     return e.vectors * inv_sqrt.asDiagonal() * e.vectors.transpose();

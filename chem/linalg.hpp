@@ -20,6 +20,13 @@ inline constexpr double kLinearDependenceThreshold = 1e-7;
 // X with X^T S X = 1: symmetric S^-1/2 when the smallest overlap eigenvalue
 // is above `threshold`, else canonical (eigenvectors with eigenvalue above the
 // threshold, scaled by 1/sqrt(eigenvalue)), which has fewer columns than rows.
-Eigen::MatrixXd orthogonalizer(const Eigen::MatrixXd& S, double threshold = kLinearDependenceThreshold);
+// `smallest`, if given, receives the smallest eigenvalue of S that is kept.
+Eigen::MatrixXd orthogonalizer(const Eigen::MatrixXd& S, double threshold = kLinearDependenceThreshold,
+                               double* smallest = nullptr);
+
+// Below this smallest kept overlap eigenvalue the SCF warns: rounding errors
+// of about 1e-16 / s in the orbitals reach 1e-10 hartree, the agreement
+// promised between rank counts.
+inline constexpr double kNearDependenceWarning = 1e-6;
 
 }  // namespace cyclocc::chem

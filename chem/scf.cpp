@@ -33,6 +33,7 @@ struct Setup {
   bool uhf = false;
   int n_alpha = 0, n_beta = 0, nbf = 0, nmo = 0;
   double enuc = 0;
+  double s_min = 0;  // the smallest overlap eigenvalue kept
   Eigen::MatrixXd S, H, X;
 };
 
@@ -170,7 +171,7 @@ Setup make_setup(const input::Input& in, const Basis& basis) {
   su.enuc = nuclear_repulsion(in.molecule.atoms);
   su.S = overlap_matrix(basis);
   su.H = kinetic_matrix(basis) + nuclear_matrix(basis, in.molecule.atoms);
-  su.X = orthogonalizer(su.S);
+  su.X = orthogonalizer(su.S, kLinearDependenceThreshold, &su.s_min);
   su.nmo = static_cast<int>(su.X.cols());
   if (su.n_alpha > su.nmo)
     throw input::InputError(input::input_error_message(in.path, in.basis_line, "basis",
@@ -214,6 +215,11 @@ void log_header(const par::Log& log, const Setup& su, const std::string& guess, 
             su.n_alpha, su.n_beta, guess.c_str());
   if (su.nmo < su.nbf)
     log.print("SCF: %d linearly dependent combinations removed\n", su.nbf - su.nmo);
+  log.print("SCF: smallest overlap eigenvalue %.3e\n", su.s_min);
+  if (su.s_min < kNearDependenceWarning)
+    log.print("warning: SCF: the basis is nearly linearly dependent (smallest overlap eigenvalue %.1e): rounding "
+              "errors of about %.0e hartree may remain in the energies and differ between rank counts\n",
+              su.s_min, 1e-16 / su.s_min);
   log.print("%5s %22s %12s %12s %12s%s %8s\n", "iter", "energy", "dE", "rms(dD)", "rms(grad)",
             su.uhf ? "        <S^2>" : "", "seconds");
 }

@@ -11,6 +11,7 @@
 #include "chem/basis.hpp"
 #include "chem/fock.hpp"
 #include "chem/integrals.hpp"
+#include "chem/linalg.hpp"
 #include "chem/sad.hpp"
 #include "chem/scf.hpp"
 #include "tests/chem/chem_test.hpp"
@@ -252,6 +253,32 @@ TEST(ScfWarnings, AStationaryDensityThatIsNotAufbauIsReported) {
     const bool warned = out.find("warning: SCF: the converged density does not fill the lowest orbitals") !=
                         std::string::npos;
     EXPECT_EQ(warned, world().root() && r > 10) << "r = " << r << " bohr\n" << out;
+  }
+}
+
+// He2 at 0.05 A in aug-cc-pVTZ: the smallest overlap eigenvalue (about
+// 1e-7, just kept) makes the energies sensitive to rounding, so the log warns;
+// at 3 A it does not. Both logs give the smallest kept eigenvalue of S.
+TEST(ScfWarnings, ANearlyDependentBasisIsReported) {
+  for (const double r : {0.05 / 0.52917721067, 3.0 / 0.52917721067}) {
+    const auto in = chem_test::make_input("aug-cc-pvtz", {{"He", 0, 0, 0}, {"He", 0, 0, r}});
+    const Basis basis = load_basis(in);
+    const par::Log log(world().root(), false);
+    testing::internal::CaptureStdout();
+    run_scf(world(), in, basis, log);
+    const std::string out = testing::internal::GetCapturedStdout();
+    if (!world().root()) continue;
+    const Eigen::VectorXd values = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(overlap_matrix(basis)).eigenvalues();
+    double kept = values.maxCoeff();
+    for (double x : values)
+      if (x > kLinearDependenceThreshold) kept = std::min(kept, x);
+    const std::string key = "SCF: smallest overlap eigenvalue ";
+    const auto at = out.find(key);
+    ASSERT_NE(at, std::string::npos) << out;
+    EXPECT_NEAR(std::stod(out.substr(at + key.size())), kept, 1e-3 * kept) << "r = " << r << " bohr";
+    const bool warned = out.find("warning: SCF: the basis is nearly linearly dependent") != std::string::npos;
+    EXPECT_EQ(warned, kept < 1e-6) << "r = " << r << " bohr, smallest " << kept;
+    EXPECT_EQ(warned, r < 1.0) << out;
   }
 }
 
