@@ -270,11 +270,15 @@ std::optional<Mapping> packed_mapping(const LGroups& own, const LGroups& refined
   return pm;
 }
 
-// Whether keeping `copy` of the constant T is light: on no rank larger than
-// both T's own share there and the context's limit.
-bool light_copy(const Tensor& T, const Layout& copy) {
-  for (int r = 0; r < T.ctx().nranks(); ++r)
-    if (copy.local_size(r) > std::max(T.layout().local_size(r), T.ctx().kept_copy_words())) return false;
+// Whether keeping `copy` of a constant operand is light: spread over the
+// ranks (on none more than 1.5/P of the copy's elements) or on none more than
+// the context's limit. A copy made whole on every rank is not, beyond it.
+bool light_copy(const Context& ctx, const Layout& copy) {
+  const double share = 1.5 * static_cast<double>(copy.shape().packed_size()) / ctx.nranks();
+  for (int r = 0; r < ctx.nranks(); ++r) {
+    const auto n = copy.local_size(r);
+    if (n > ctx.kept_copy_words() && static_cast<double>(n) > share) return false;
+  }
   return true;
 }
 
@@ -508,13 +512,13 @@ std::shared_ptr<ContractionPlan> build_plan(const Tensor& A0, const std::string&
     if (!a_alias) {
       const auto w = operand_traffic(A, ga, a_ref_shape, *la_c, plan->a, a_mat, a_packed);
       a_words = add(w);
-      if (A.constant() && light_copy(A, *la_c)) add_kept(w);
+      if (A.constant() && light_copy(ctx, *la_c)) add_kept(w);
       else copied(*la_c);
     }
     if (!b_alias) {
       const auto w = operand_traffic(B, gb, b_ref_shape, *lb_c, plan->b, b_mat, b_packed);
       b_words = add(w);
-      if (B.constant() && light_copy(B, *lb_c)) add_kept(w);
+      if (B.constant() && light_copy(ctx, *lb_c)) add_kept(w);
       else copied(*lb_c);
     }
     // C_c moves to C as C'' or, when that sends fewer words, as C''' (Mid).
