@@ -70,11 +70,11 @@ class Context {
   bool reserve_local_list_bytes(std::int64_t bytes);
 
   // A constant operand's prepared copy (Tensor::set_constant) counts as free
-  // in the contraction plans' cost model only while it is spread over the
-  // ranks (none holds more than 1.5/P of it) or no rank's part of it is
-  // larger than this many words (128 MB): a copy made whole on every rank
-  // multiplies the operand's memory by P (unrestricted <vv||vv> at 3 ranks:
-  // 5 GB per rank).
+  // in the contraction plans' cost model only while no rank's part of it is
+  // larger than this many words (128 MB): a kept copy of the largest
+  // integrals doubles their memory, or multiplies it by P when made whole on
+  // every rank (unrestricted <vv||vv> at 3 ranks: 5 GB per rank). Larger
+  // copies count as moved at every use, so that plans leave them in place.
   void set_kept_copy_words(std::int64_t words) { kept_copy_words_ = words; }
   std::int64_t kept_copy_words() const { return kept_copy_words_; }
 

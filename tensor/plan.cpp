@@ -270,15 +270,11 @@ std::optional<Mapping> packed_mapping(const LGroups& own, const LGroups& refined
   return pm;
 }
 
-// Whether keeping `copy` of a constant operand is light: spread over the
-// ranks (on none more than 1.5/P of the copy's elements) or on none more than
-// the context's limit. A copy made whole on every rank is not, beyond it.
+// Whether keeping `copy` of a constant operand is light: on no rank larger
+// than the context's limit.
 bool light_copy(const Context& ctx, const Layout& copy) {
-  const double share = 1.5 * static_cast<double>(copy.shape().packed_size()) / ctx.nranks();
-  for (int r = 0; r < ctx.nranks(); ++r) {
-    const auto n = copy.local_size(r);
-    if (n > ctx.kept_copy_words() && static_cast<double>(n) > share) return false;
-  }
+  for (int r = 0; r < ctx.nranks(); ++r)
+    if (copy.local_size(r) > ctx.kept_copy_words()) return false;
   return true;
 }
 

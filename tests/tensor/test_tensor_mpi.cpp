@@ -614,9 +614,11 @@ TEST(Contraction, ConstantOperandsKeepTheirPreparedCopies) {
 // The ladder's shape, R_abij += V_abef tau_efij with V constant and all ranks
 // along f, and as many occupied orbitals as ranks: a plan over j would keep
 // V whole on every rank, for free in the cost model. Under the limit on kept
-// copies (Context::set_kept_copy_words; here 0 words) a kept copy of V is
-// spread over the ranks: none holds more than 1.5/P of it.
-TEST(Contraction, ConstantOperandsAreNotKeptWholeOnEveryRankBeyondTheLimit) {
+// copies (Context::set_kept_copy_words; here 0 words) V's copies count as
+// moved at every use, and the plan does not make V whole on every rank: it
+// reads V where it lies or moves it spread over the ranks (none holding more
+// than 1.5/P of it).
+TEST(Contraction, LargeConstantOperandsAreNotMadeWholeOnEveryRank) {
   const int P = world().size(), v = 6;
   for (const std::int64_t limit : {std::int64_t{0}, std::int64_t{1} << 24}) {
     Context ctx(world());
