@@ -64,13 +64,17 @@ void keep_freed_memory() {
 
 int main(int argc, char** argv) {
   // First: it may start the program again, with OpenBLAS's kernels for this
-  // processor and malloc on huge pages (tensor/blas_core.hpp).
+  // processor and malloc on huge pages (tensor/blas_core.hpp); the stop
+  // signals are held from here on (the mask survives the exec).
+  cyclocc::app::hold_stop_signals();
   cyclocc::tensor::start_in_fitting_environment(argv, cyclocc::app::hold_stop_signals);
   keep_freed_memory();
   std::set_terminate(on_terminate);
-  // Before MPI_Init, so that a stop signal during start-up is remembered
-  // rather than fatal, and again after it, in case it replaced a handler.
-  cyclocc::app::install_signal_handlers();
+  // The stop signals stay held (blocked: one that arrives is kept pending)
+  // through MPI_Init, whose handlers would otherwise take them (SIGUSR1 at
+  // 40-90 ms into an mpirun was lost) and whose threads inherit the mask;
+  // then the handlers go in and a pending signal reaches them.
+  cyclocc::app::hold_stop_signals();
   cyclocc::par::Environment env(&argc, &argv);
   cyclocc::app::install_signal_handlers();
   const cyclocc::chem::LibintSession libint;

@@ -18,14 +18,15 @@
 namespace cyclocc::app {
 
 // Installs the handlers and lets the three signals through (unblocks them).
-// main() calls it before MPI_Init and again after it (Open MPI installs
-// handlers of its own for some signals while it starts).
+// main() calls it after MPI_Init (Open MPI installs handlers of its own for
+// some signals while it starts); until then it holds them.
 void install_signal_handlers();
 
 // Blocks the three signals: one that arrives stays pending until
 // install_signal_handlers() lets it through to the handler. main() holds
-// them while the program starts itself again (tensor/blas_core.hpp); the
-// mask survives the exec, the handlers do not.
+// them from its first line, while the program starts itself again
+// (tensor/blas_core.hpp; the mask survives the exec, the handlers do not)
+// and through MPI_Init.
 void hold_stop_signals();
 
 // Thrown at a safe point when the ranks have agreed to stop; exit code 5.

@@ -38,7 +38,8 @@ struct TransformStats {
   double transform_seconds = 0;
 };
 
-// needs: which <vv|vv> integrals a restricted reference gets (cc::VvvvNeeds).
+// needs: which <vv|vv> integrals the method gets, and so how they are built
+// (cc::VvvvNeeds, cc::build_mo_integrals).
 // safe_point, if set, is called on every rank at the same points (after each
 // round of AO integrals, each quarter and ket transformation, and before each
 // block of MO integrals): a collective point where the caller may stop the

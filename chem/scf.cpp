@@ -214,12 +214,14 @@ void log_header(const par::Log& log, const Setup& su, const std::string& guess, 
             su.uhf ? "UHF" : "RHF", su.nbf, basis.name.c_str(), basis.pure ? "spherical" : "cartesian",
             su.n_alpha, su.n_beta, guess.c_str());
   if (su.nmo < su.nbf)
-    log.print("SCF: %d linearly dependent combinations removed\n", su.nbf - su.nmo);
+    log.print("SCF: %d linearly dependent combination%s removed (overlap eigenvalues below %.0e)\n",
+              su.nbf - su.nmo, su.nbf - su.nmo == 1 ? "" : "s", kLinearDependenceThreshold);
   log.print("SCF: smallest overlap eigenvalue %.3e\n", su.s_min);
   if (su.s_min < kNearDependenceWarning)
     log.print("warning: SCF: the basis is nearly linearly dependent (smallest overlap eigenvalue %.1e): rounding "
-              "errors of about %.0e hartree may remain in the energies and differ between rank counts\n",
-              su.s_min, 1e-16 / su.s_min);
+              "errors of up to about %.0e hartree may remain in the energies, differ between rank counts, and keep "
+              "convergence thresholds below that from being reached\n",
+              su.s_min, 1e-15 / su.s_min);
   log.print("%5s %22s %12s %12s %12s%s %8s\n", "iter", "energy", "dE", "rms(dD)", "rms(grad)",
             su.uhf ? "        <S^2>" : "", "seconds");
 }

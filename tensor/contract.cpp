@@ -94,11 +94,13 @@ class Prepared {
     return true;
   }
 
-  // The operand ready for the dgemm; a constant T keeps it for later calls.
+  // The operand ready for the dgemm; a constant T keeps it for later calls
+  // if it is light (light_kept_copy), a held T always.
   void keep(const OperandPlan& op, const Tensor& T, std::shared_ptr<const Tensor> result) {
     ptr_ = result.get();
     kept_ = std::move(result);
-    if (T.keeps_prepared()) T.keep_prepared(prepared_key(op), kept_);
+    if (T.keeps_prepared() && (!T.constant() || light_kept_copy(T.ctx(), kept_->layout())))
+      T.keep_prepared(prepared_key(op), kept_);
   }
 
  public:

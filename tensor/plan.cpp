@@ -270,14 +270,6 @@ std::optional<Mapping> packed_mapping(const LGroups& own, const LGroups& refined
   return pm;
 }
 
-// Whether keeping `copy` of a constant operand is light: on no rank larger
-// than the context's limit.
-bool light_copy(const Context& ctx, const Layout& copy) {
-  for (int r = 0; r < ctx.nranks(); ++r)
-    if (copy.local_size(r) > ctx.kept_copy_words()) return false;
-  return true;
-}
-
 // The largest sent plus received words of any rank.
 std::int64_t max_traffic(const std::vector<std::int64_t>& words, int P) {
   std::int64_t m = 0;
@@ -508,13 +500,13 @@ std::shared_ptr<ContractionPlan> build_plan(const Tensor& A0, const std::string&
     if (!a_alias) {
       const auto w = operand_traffic(A, ga, a_ref_shape, *la_c, plan->a, a_mat, a_packed);
       a_words = add(w);
-      if (A.constant() && light_copy(ctx, *la_c)) add_kept(w);
+      if (A.constant() && light_kept_copy(ctx, *la_c)) add_kept(w);
       else copied(*la_c);
     }
     if (!b_alias) {
       const auto w = operand_traffic(B, gb, b_ref_shape, *lb_c, plan->b, b_mat, b_packed);
       b_words = add(w);
-      if (B.constant() && light_copy(ctx, *lb_c)) add_kept(w);
+      if (B.constant() && light_kept_copy(ctx, *lb_c)) add_kept(w);
       else copied(*lb_c);
     }
     // C_c moves to C as C'' or, when that sends fewer words, as C''' (Mid).
@@ -579,6 +571,12 @@ std::shared_ptr<ContractionPlan> build_plan(const Tensor& A0, const std::string&
 }
 
 }  // namespace
+
+bool light_kept_copy(const Context& ctx, const Layout& copy) {
+  for (int r = 0; r < ctx.nranks(); ++r)
+    if (copy.local_size(r) > ctx.kept_copy_words()) return false;
+  return true;
+}
 
 std::shared_ptr<const ContractionPlan> plan_contraction(const Tensor& A, const std::string& la, const Tensor& B,
                                                         const std::string& lb, const Tensor& C,

@@ -80,6 +80,11 @@ struct ContractionPlan {
   double useful = 0;            // the useful flops of the whole contraction (all ranks)
 };
 
+// Whether a copy of a constant operand laid out as `copy` is light enough to
+// keep: on no rank larger than Context::kept_copy_words(). The plans count a
+// light copy's words once, and contract() keeps only light copies.
+bool light_kept_copy(const Context& ctx, const Layout& copy);
+
 std::shared_ptr<const ContractionPlan> plan_contraction(const Tensor& A, const std::string& la, const Tensor& B,
                                                         const std::string& lb, const Tensor& C, const std::string& lc);
 

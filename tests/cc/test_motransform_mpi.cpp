@@ -51,7 +51,12 @@ void check_mp2(const std::string& id, bool with_ccsd = false) {
   // The safe points: after each round of AO integrals, each quarter and ket
   // transformation (2 and 3 for a restricted reference), and before each block.
   int safe_points = 0;
-  const cc::MoIntegrals mo = chem::transform_integrals(ctx, basis, scf, space, log, nullptr, {}, [&] { ++safe_points; });
+  // The integrals the method needs, as the program asks for them: CCSD's
+  // ladder (an unrestricted <vv||vv> built from the chemist rows a window at
+  // a time), MP2's none.
+  const cc::VvvvNeeds needs{false, with_ccsd};
+  const cc::MoIntegrals mo =
+      chem::transform_integrals(ctx, basis, scf, space, log, nullptr, needs, [&] { ++safe_points; });
   EXPECT_GE(safe_points, 1 + 2 + 3 + 5);  // blocks oooo, ooov, oovv, ovov, ovvv at least
   EXPECT_EQ(ctx.sum_over_ranks(safe_points), ctx.nranks() * safe_points);
   cc::Amplitudes t(ctx, mo.dims, false);

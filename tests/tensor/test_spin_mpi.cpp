@@ -18,7 +18,7 @@ const Sym N = Sym::NS, A = Sym::AS;
 struct Spec {
   std::string labels, spaces;
   std::vector<Sym> sym;
-  int along = -1;  // all ranks along this position (SpinTensor's `along`)
+  int along = -1;  // all ranks along the group that holds this position (SpinTensor's `along`)
 };
 
 SpinDims dims() {
@@ -265,6 +265,19 @@ TEST(Spin, RanksAlongOneIndex) {
   check(1.0, T1("ai"), V("jkbc", "oovv"), 1.0, Wt("abcijk"));
   check_restricted(1.0, T2("aejk"), V("iebc", "ovvv"), Wt("abcijk"));
   check_restricted(-1.0, T2("bcim"), V("jkma", "ooov"), Wt("abcijk"));
+}
+
+// <vv||vv> with the ranks along position 3: in each block, the group that
+// holds it, the pair ef where e and f share a spin and f alone where they
+// do not. The ladder through it matches the dense product.
+TEST(Spin, RanksAlongTheGroupThatHoldsAPosition) {
+  Context ctx(world());
+  const SpinTensor v(ctx, dims(), "vvvv", {A, N, A, N}, "V", 3);
+  for (const auto& k : v.block_keys()) {
+    const auto along = Mapping::along(world().size(), k[2] == k[3] ? 2 : 3, 4).normalized();
+    EXPECT_TRUE(v.block(k).mapping().normalized() == along) << k << " " << v.block(k).mapping().str();
+  }
+  check(0.5, Spec{"abef", "vvvv", {A, N, A, N}, 3}, T2("efij"), 1.0, T2("abij"));
 }
 
 TEST(Spin, FlipWeightsCountEachFlippedPairOnce) {
