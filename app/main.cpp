@@ -71,10 +71,9 @@ int main(int argc, char** argv) {
   keep_freed_memory();
   std::set_terminate(on_terminate);
   // The stop signals stay held (blocked: one that arrives is kept pending)
-  // through MPI_Init, whose handlers would otherwise take them (SIGUSR1 at
-  // 40-90 ms into an mpirun was lost) and whose threads inherit the mask;
-  // then the handlers go in and a pending signal reaches them.
-  cyclocc::app::hold_stop_signals();
+  // through MPI_Init, whose handlers would otherwise take them and whose
+  // threads inherit the mask; then the handlers go in and a pending signal
+  // reaches them.
   cyclocc::par::Environment env(&argc, &argv);
   cyclocc::app::install_signal_handlers();
   const cyclocc::chem::LibintSession libint;

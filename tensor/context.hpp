@@ -74,9 +74,9 @@ class Context {
   // larger than this many words (128 MB): a kept copy of the largest
   // integrals doubles their memory, or multiplies it by P when made whole on
   // every rank (unrestricted <vv||vv> at 3 ranks: 5 GB per rank). Larger
-  // copies count as moved at every use, as they are (the limit is per copy:
-  // several copies just below it can add up).
-  // Such copies are not kept either. Setting it forgets the plans made so far.
+  // copies count as moved at every use, and contract() does not keep them
+  // (the limit is per copy: several copies just below it can add up).
+  // Setting it forgets the plans made so far.
   void set_kept_copy_words(std::int64_t words) {
     kept_copy_words_ = words;
     plans_.clear();
