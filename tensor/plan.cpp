@@ -527,20 +527,27 @@ std::shared_ptr<ContractionPlan> build_plan(const Tensor& A0, const std::string&
       copied(*lc_c);
     }
     std::int64_t max_words = 0;
-    double max_flops = 0;
+    double max_flops = 0, max_read = 0;
     for (int r = 0; r < P; ++r) {
       max_words = std::max(max_words, traffic_of(words, P, r) - traffic_of(kept, P, r));
       const double f = 2.0 * std::sqrt(static_cast<double>(la_c->local_size(r)) * lb_c->local_size(r) *
                                        lc_c->local_size(r) / hsize);
       max_flops = std::max(max_flops, f);
+      max_read = std::max(max_read, static_cast<double>(la_c->local_size(r) + lb_c->local_size(r)));
     }
-    // Seconds: words at ~2 GB/s, dgemm at ~25 GFLOP/s, ~3 ns per element copied.
+    // Seconds: words at ~2 GB/s, dgemm at ~25 GFLOP/s, ~3 ns per element copied,
+    // and the local product's operands read from memory at ~20 GB/s: with few
+    // columns that is most of a product's time, and an operand whole on every
+    // rank is read whole by every rank. Without it, a light kept copy was
+    // free: H2O/aug-cc-pVTZ at 3 ranks split the ladder R+ over its 15 pairs
+    // ij and kept <vv|vv>+ whole on every rank (peak 618 MB a rank; split ef,
+    // reading a third each, 501 MB), CH2 cc-pVTZ UHF likewise (397 -> 181 MB).
     // With `lead`, ~1 us more for each of the dgemms (the local values of G).
     double calls = 0;
     if (lead)
       for (int r = 0; r < P; ++r) calls = std::max(calls, static_cast<double>(lc_c->extents(r)[0]));
-    const double t = 8.0 * max_words / 2e9 + max_flops / 2.5e10 + 3e-9 * *std::max_element(copies.begin(), copies.end()) +
-                     1e-6 * calls;
+    const double t = 8.0 * max_words / 2e9 + max_flops / 2.5e10 + 8.0 * max_read / 2e10 +
+                     3e-9 * *std::max_element(copies.begin(), copies.end()) + 1e-6 * calls;
     if (t < best_t * (1 - 1e-12)) {
       best_t = t;
       plan->a.mat_map = am;

@@ -648,6 +648,32 @@ TEST(Contraction, LargeConstantOperandsAreNotMadeWholeOnEveryRank) {
   }
 }
 
+// The closed-shell ladder, R+_abij += V+_abef tau+_efij over packed pairs,
+// V+ constant and all ranks along ef, with a multiple of P pairs ij (as
+// H2O/aug-cc-pVTZ's 15 at 3 ranks). Splitting ij keeps a light copy of V
+// whole on every rank, free in words; the plan must count that each rank then
+// reads all of it, and read V where it lies instead.
+TEST(Contraction, LightConstantCopiesAreNotReadWholeOnEveryRank) {
+  // V has 820 pairs, about 100 times tau's 3-28 pairs ij (P5a: 3828 and 15): reading V outweighs
+  // moving tau or R, as in the CC iterations.
+  const int P = world().size(), v = 40, o = P == 3 ? 5 : P == 4 ? 7 : 3;  // o(o+1)/2 pairs, a multiple of P
+  Context ctx(world());
+  const Shape sv = mk({v, v, v, v}, "SNSN"), st = mk({v, v, o, o}, "SNSN"), sr = mk({v, v, o, o}, "SNSN");
+  Tensor V(ctx, sv, Mapping::along(P, 2, 4), "V+"), tau(ctx, st, Mapping::along(P, 0, 2), "tau+"), R(ctx, sr, "R+");
+  V.fill_random(7);
+  tau.fill_random(8);
+  V.set_constant(true);
+  const auto plan = plan_contraction(V, "abef", tau, "efij", R, "abij");
+  const OperandPlan& vp = plan->swapped ? plan->b : plan->a;
+  const auto copy = ctx.layout(vp.mat_shape, vp.mat_map);
+  for (int r = 0; r < P && !vp.alias; ++r)
+    EXPECT_LE(copy->local_size(r), 1.5 * sv.packed_size() / P) << "rank " << r << " plan " << plan->mapping;
+  // (The product itself is checked against dense loops on this shape in
+  // SymmetricContractedGroups' ladder cases.)
+  contract(1.0, V, "abef", tau, "efij", 0.0, R, "abij");
+  EXPECT_EQ(world().stats().last().words, world().stats().last().predicted);
+}
+
 // A held tensor reuses its prepared copies as a constant does, but the
 // planner plans for it as for any tensor, and every kind of write drops them.
 TEST(Contraction, HeldOperandsReuseTheirPreparedCopiesUntilWritten) {
