@@ -1,11 +1,13 @@
 #include "app/cc_checkpoint.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
 
+#include "app/run_memory.hpp"
 #include "app/signals.hpp"
 #include "chem/checkpoint.hpp"
 
@@ -320,6 +322,10 @@ std::optional<CcProgress> resume(RunContext& ctx, CcCheckpoint& ckpt, const std:
 
 }  // namespace
 
+namespace {
+constexpr int kDiisReportAfter = 3;  // iterations
+}  // namespace
+
 cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& in, CcCheckpoint& ckpt,
                                           const std::string& method, const cc::Equations& eq,
                                           const cc::MoIntegrals& mo, cc::Amplitudes& t) {
@@ -339,6 +345,14 @@ cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& i
   CcProgress last;
   auto hook = [&](const cc::Amplitudes& x, const cc::Iteration& it) {
     const bool stop = ctx.stop.requested(ctx.comm);
+    // After three iterations, whose first two kept the plans and the moves
+    // they reuse, below that iteration's line: what the DIIS history still adds.
+    const bool report_memory = it.number == first + kDiisReportAfter;
+    auto report = [&] {
+      if (report_memory)
+        report_diis_memory(ctx, label, ctx.comm.allreduce_max(static_cast<double>(x.local_words())), opt.diis,
+                           std::min(opt.diis, kDiisReportAfter));
+    };
     // The convergence test of the solver (DESIGN.md §8), stored with the amplitudes.
     const bool converged = std::abs(it.delta_e) < opt.convergence && it.delta_t < opt.convergence;
     last = {it.number, it.energy, it.delta_e, it.delta_t, converged};
@@ -351,15 +365,17 @@ cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& i
     if (!stop && !(interval > 0 && it.number % interval == 0)) {
       ckpt.finish();  // the line of the iteration saved last comes first
       ctx.log.print("%s\n", line);
+      report();
       return stop;
     }
     // The line says the file holds this iteration: it is printed once the
     // file is in place, by rank 0's commit thread while the next iteration
     // runs (finish() waits for it at the latest), or here for a stop signal.
-    const auto commit = stop ? CcCheckpoint::Commit::now : CcCheckpoint::Commit::background;
+    const auto commit = stop || report_memory ? CcCheckpoint::Commit::now : CcCheckpoint::Commit::background;
     ckpt.save(method, x, last, commit,
               [&log = ctx.log, text = std::string(line)](double s) { log.print("%s  %9.3f\n", text.c_str(), s); });
     saved = it.number;
+    report();
     return stop;
   };
   cc::SolverResult res = cc::solve(eq, mo, t, opt, first, hook);

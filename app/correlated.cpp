@@ -1,8 +1,6 @@
 // The correlated stages: MO transformation, MP2, CCSD, (T) and CCSDT
 // (DESIGN.md §1), with checkpoints and restart of the CC iterations
 // (app/cc_checkpoint.hpp).
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -11,7 +9,7 @@
 
 #include "app/cc_checkpoint.hpp"
 #include "app/errors.hpp"
-#include "app/memory.hpp"
+#include "app/run_memory.hpp"
 #include "app/stages.hpp"
 #include "chem/cc/ccsd.hpp"
 #include "chem/cc/ccsdt.hpp"
@@ -84,18 +82,6 @@ void report(RunContext& ctx, const chem::ScfResult& scf, const std::string& meth
                 res.iterations, res.energy, scf.energy + res.energy);
 }
 
-double physical_bytes() {
-  return static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-}
-
-// The least share of memory any rank may still use (app/memory.hpp: the
-// node's MemAvailable and the job's cgroup limits, shared by the ranks on a
-// node). Collective: the same on every rank.
-double least_share_per_rank(RunContext& ctx) {
-  const double mine = share_per_rank(available_bytes(), physical_bytes(), ctx.comm.ranks_on_this_node());
-  return -ctx.comm.allreduce_max(-mine);
-}
-
 // Bytes of local copies one rank may hold for (T): a quarter of the
 // machine's memory shared by all ranks (the ranks of a job may share a
 // node), the least over the ranks so that every rank takes the same path.
@@ -105,22 +91,6 @@ double least_share_per_rank(RunContext& ctx) {
 // per-triple path fit; review of stop 29).
 double triples_budget(RunContext& ctx) {
   return -ctx.comm.allreduce_max(-physical_bytes() / (4.0 * ctx.comm.size()));
-}
-
-// The transform's estimated peak per rank (chem::transform_peak_bytes and
-// about 100 MB for the program, its libraries and MPI), and a warning where a
-// node has less memory available for each of its ranks (app/memory.hpp).
-void report_transform_memory(RunContext& ctx, const chem::Basis& basis, const chem::ActiveSpace& space,
-                             bool restricted, cc::VvvvNeeds needs) {
-  constexpr double kProgramBytes = 100.0 * 1048576;
-  const double need = chem::transform_peak_bytes(basis.nbf, space, restricted, needs, ctx.comm.size()) + kProgramBytes;
-  const double least = least_share_per_rank(ctx);
-  ctx.log.print("MO transform: about %.0f MB per rank at its peak (estimate, docs/methods.md)\n", need / 1048576);
-  if (need > least)
-    ctx.log.print("warning: the MO transform needs about %.0f MB per rank, but a node has only %.0f MB available "
-                  "for each of its ranks: the run may be killed for lack of memory (the need per rank falls as 1/P "
-                  "with more nodes)\n",
-                  need / 1048576, least / 1048576);
 }
 
 // (T) on the converged CCSD amplitudes.

@@ -1,6 +1,5 @@
 #include "app/driver.hpp"
 
-#include <sys/resource.h>
 
 #include <cmath>
 #include <cstdio>
@@ -10,6 +9,7 @@
 #include "app/agree.hpp"
 #include "app/errors.hpp"
 #include "app/outputs.hpp"
+#include "app/run_memory.hpp"
 #include "app/stages.hpp"
 #include "parallel/process_start.hpp"
 #include "tensor/blas_core.hpp"
@@ -76,13 +76,6 @@ void print_basis(const RunContext& ctx, const chem::Basis& basis) {
 void print_energies(const RunContext& ctx, const chem::ScfResult& scf) {
   ctx.log.print("\nnuclear repulsion energy  %20.12f\n", scf.nuclear_repulsion);
   ctx.log.print("SCF total energy          %20.12f   (%d iterations)\n", scf.energy, scf.iterations);
-}
-
-// The largest peak resident set size of the ranks so far, in MB (collective).
-double peak_resident_mb(const par::Comm& comm) {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);  // ru_maxrss: kilobytes on Linux
-  return static_cast<double>(comm.allreduce_max(static_cast<std::int64_t>(usage.ru_maxrss))) / 1024.0;
 }
 
 void print_footer(RunContext& ctx, double total_seconds) {

@@ -372,6 +372,13 @@ std::vector<double> SpinTensor::dots(const std::vector<const SpinTensor*>& other
 }
 double SpinTensor::norm2() const { return std::sqrt(dot(*this)); }
 
+std::int64_t SpinTensor::local_words() const {
+  std::int64_t n = 0;
+  for (const auto& kv : blocks_) n += static_cast<std::int64_t>(kv.second.data().size());
+  for (const auto& kv : halves_) n += static_cast<std::int64_t>(kv.second.data().size());
+  return n;
+}
+
 IndexedT<SpinTensor> SpinTensor::operator[](const std::string& labels) { return IndexedT<SpinTensor>(this, labels); }
 IndexedT<SpinTensor> SpinTensor::operator[](const std::string& labels) const {
   return IndexedT<SpinTensor>(const_cast<SpinTensor*>(this), labels);

@@ -120,6 +120,9 @@ class SpinTensor {
   // dot(*o) for every o at once (Tensor::dots on each block).
   std::vector<double> dots(const std::vector<const SpinTensor*>& others) const;
   double norm2() const;
+  // Elements this rank stores for the tensor: every block, derived ones too
+  // (they are allocated whether or not filled), and pending mirror halves.
+  std::int64_t local_words() const;
 
   IndexedT<SpinTensor> operator[](const std::string& labels);
   IndexedT<SpinTensor> operator[](const std::string& labels) const;

@@ -128,6 +128,10 @@ std::vector<double> Amplitudes::dots(const std::vector<const Amplitudes*>& other
 
 double Amplitudes::norm2() const { return std::sqrt(dot(*this)); }
 
+std::int64_t Amplitudes::local_words() const {
+  return t1.local_words() + t2.local_words() + (t3 ? t3->local_words() : 0);
+}
+
 double Amplitudes::norm2_t3() const { return t3 ? t3->norm2() : 0.0; }
 
 namespace {

@@ -30,6 +30,7 @@ struct Amplitudes {
   std::vector<double> dots(const std::vector<const Amplitudes*>& others) const;  // dot(*o) for each, in one pass
   double norm2() const;
   double norm2_t3() const;
+  std::int64_t local_words() const;  // elements this rank stores (SpinTensor::local_words)
 };
 
 // Divides every amplitude by its denominator:
