@@ -323,7 +323,7 @@ std::optional<CcProgress> resume(RunContext& ctx, CcCheckpoint& ckpt, const std:
 }  // namespace
 
 namespace {
-constexpr int kDiisReportAfter = 3;  // iterations
+constexpr int kDiisAfter = 3;  // iterations before the memory line
 }  // namespace
 
 cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& in, CcCheckpoint& ckpt,
@@ -336,8 +336,9 @@ cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& i
   const cc::SolverOptions opt{in.cc.convergence, in.cc.max_iterations - first, in.cc.diis};
   if (opt.max_iterations <= 0) return stored_result(start.value_or(CcProgress{}));  // used up before the restart
 
-  ctx.log.print("%s: convergence %.1e on |dE| and |dT|, DIIS %d vectors, checkpoint every %d iterations\n",
-                label.c_str(), opt.convergence, opt.diis, in.checkpoint.interval);
+  const std::string diis = opt.diis >= 2 ? "DIIS " + std::to_string(opt.diis) + " vectors" : std::string("no DIIS");
+  ctx.log.print("%s: convergence %.1e on |dE| and |dT|, %s, checkpoint every %d iterations\n", label.c_str(),
+                opt.convergence, diis.c_str(), in.checkpoint.interval);
   const bool triples = t.t3.has_value();
   ctx.log.print(" iter        correlation energy           dE        |dT|%s  seconds  checkpoint\n",
                 triples ? "       |dT3|" : "");
@@ -345,17 +346,24 @@ cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& i
   CcProgress last;
   auto hook = [&](const cc::Amplitudes& x, const cc::Iteration& it) {
     const bool stop = ctx.stop.requested(ctx.comm);
-    // After three iterations, whose first two kept the plans and the moves
-    // they reuse, below that iteration's line: what the DIIS history still adds.
-    const bool report_memory = it.number == first + kDiisReportAfter;
-    auto report = [&] {
-      if (report_memory)
-        report_diis_memory(ctx, label, ctx.comm.allreduce_max(static_cast<double>(x.local_words())), opt.diis,
-                           std::min(opt.diis, kDiisReportAfter));
-    };
     // The convergence test of the solver (DESIGN.md §8), stored with the amplitudes.
     const bool converged = std::abs(it.delta_e) < opt.convergence && it.delta_t < opt.convergence;
     last = {it.number, it.energy, it.delta_e, it.delta_t, converged};
+    // After three iterations, whose first two kept the plans and the moves
+    // they reuse, below that iteration's line, unless it ends the method:
+    // the peak so far, set while the third residual was computed with two
+    // DIIS pairs held, and the peak with the history as full as it gets (a
+    // pair an iteration; the last residual sees all but the last pair).
+    const bool report_memory = it.number == first + kDiisAfter && !stop && !converged &&
+                               kDiisAfter < opt.max_iterations;
+    auto report = [&] {
+      if (!report_memory) return;
+      const int held = opt.diis >= 2 ? kDiisAfter - 1 : 0;
+      const int full = opt.diis >= 2 ? std::min(opt.diis, opt.max_iterations - 1) : 0;
+      const std::string when = std::to_string(kDiisAfter) + " iterations" + (first > 0 ? " of this run" : "");
+      report_diis_memory(ctx, label + ": peak memory after " + when,
+                         ctx.comm.allreduce_max(static_cast<double>(x.local_words())), held, full);
+    };
     const int interval = in.checkpoint.interval;
     char line[160];
     char t3[24] = "";

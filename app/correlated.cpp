@@ -113,6 +113,12 @@ void run_triples(RunContext& ctx, const chem::ScfResult& scf, const cc::MoIntegr
     ctx.log.print("(T): unrestricted triples, spin cases aaa, aab, abb, bbb over %d rank(s), %.0f MB per rank\n", P,
                   mb);
   }
+  // What (T) adds to what the CCSD iterations left in place (their peak line).
+  const double least_mb = least_share_per_rank(ctx) / 1048576.0;
+  if (opt.per_triple && mb > least_mb)
+    ctx.log.print("warning: (T) needs about %.0f MB more per rank, but a node has only %.0f MB available for each "
+                  "of its ranks: the run may be killed for lack of memory\n",
+                  mb, least_mb);
   // Safe points for a stop signal, and a progress line every half minute.
   double last_line = 0;
   opt.progress = [&, unit = opt.per_triple ? "occupied triples" : "batches"](long done, long total) {

@@ -1,6 +1,5 @@
 #include "app/driver.hpp"
 
-
 #include <cmath>
 #include <cstdio>
 #include <ctime>

@@ -1,5 +1,5 @@
-// How much memory the ranks may still use, for the MO transform's warning
-// (correlated.cpp): the node's and the batch job's limits.
+// How much memory the ranks may still use, for the log's memory warnings
+// (run_memory.hpp): the node's and the batch job's limits.
 #pragma once
 
 #include <string>

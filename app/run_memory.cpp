@@ -4,14 +4,32 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdint>
+#include <cmath>
+#include <fstream>
 
 #include "app/memory.hpp"
 
 namespace cyclocc::app {
 
 namespace {
+
 constexpr double kMB = 1048576;
+
+// This process's peak resident set size so far, MB.
+double own_peak_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);  // ru_maxrss: kilobytes on Linux
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+// This process's resident set size now, MB (0 if /proc cannot be read).
+double resident_mb() {
+  std::ifstream statm("/proc/self/statm");
+  double pages = 0, resident = 0;
+  if (!(statm >> pages >> resident)) return 0;
+  return resident * static_cast<double>(sysconf(_SC_PAGE_SIZE)) / kMB;
+}
+
 }  // namespace
 
 double physical_bytes() {
@@ -23,11 +41,7 @@ double least_share_per_rank(RunContext& ctx) {
   return -ctx.comm.allreduce_max(-mine);
 }
 
-double peak_resident_mb(const par::Comm& comm) {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);  // ru_maxrss: kilobytes on Linux
-  return static_cast<double>(comm.allreduce_max(static_cast<std::int64_t>(usage.ru_maxrss))) / 1024.0;
-}
+double peak_resident_mb(const par::Comm& comm) { return comm.allreduce_max(own_peak_mb()); }
 
 void report_transform_memory(RunContext& ctx, const chem::Basis& basis, const chem::ActiveSpace& space,
                              bool restricted, cc::VvvvNeeds needs) {
@@ -42,20 +56,31 @@ void report_transform_memory(RunContext& ctx, const chem::Basis& basis, const ch
                   need / kMB, least / kMB);
 }
 
-void report_diis_memory(RunContext& ctx, const std::string& label, double amplitude_words, int diis, int stored) {
-  if (stored >= diis) return;
-  const double pair_mb = 2 * 8 * amplitude_words / kMB;
-  const double more_mb = (diis - stored) * pair_mb;
-  const double peak_mb = peak_resident_mb(ctx.comm);
+void report_diis_memory(RunContext& ctx, const std::string& label, double amplitude_words, int held, int full) {
+  // Rounded as printed, so that the printed numbers add up.
+  const double peak_mb = std::round(peak_resident_mb(ctx.comm));
+  const double pair_mb = std::round(100 * 2 * 8 * amplitude_words / kMB) / 100;
+  const int more = std::max(0, full - held);
+  const double more_mb = more * pair_mb;
+  // Each rank's own peak, grown by the pairs still to come, less what it
+  // holds now (the residual's temporaries are freed between iterations).
+  const double need_mb = ctx.comm.allreduce_max(own_peak_mb() + more_mb - resident_mb());
   const double least_mb = least_share_per_rank(ctx) / kMB;
-  ctx.log.print("%s: peak memory %.0f MB per rank after %d iterations; the DIIS history (%d of %d vector pairs so "
-                "far, %.1f MB per rank each) adds up to %.1f MB more: about %.0f MB at the peak\n",
-                label.c_str(), peak_mb, stored, stored, diis, pair_mb, more_mb, peak_mb + more_mb);
-  if (more_mb > least_mb)
-    ctx.log.print("warning: the DIIS history needs about %.0f MB more per rank, but a node has only %.0f MB "
-                  "available for each of its ranks: the run may be killed for lack of memory (cc.diis sets the "
-                  "number of pairs kept; the need per rank falls as 1/P with more nodes)\n",
-                  more_mb, least_mb);
+  if (full == 0)
+    ctx.log.print("%s: %.0f MB per rank (no DIIS)\n", label.c_str(), peak_mb);
+  else if (more == 0)
+    ctx.log.print("%s: %.0f MB per rank, with the DIIS history full (%d vector pairs)\n", label.c_str(), peak_mb,
+                  held);
+  else
+    ctx.log.print("%s: %.0f MB per rank, with %d DIIS vector pairs of %.2f MB per rank held; with %d held, up to "
+                  "about %.0f MB\n",
+                  label.c_str(), peak_mb, held, pair_mb, full, peak_mb + more_mb);
+  if (need_mb > least_mb)
+    ctx.log.print("warning: the CC iterations may need up to %.0f MB more per rank than they hold now, but a node "
+                  "has only %.0f MB available for each of its ranks: the run may be killed for lack of memory "
+                  "(cc.diis sets the number of DIIS vector pairs held; the need per rank falls as 1/P with more "
+                  "nodes)\n",
+                  need_mb, least_mb);
 }
 
 }  // namespace cyclocc::app

@@ -29,12 +29,13 @@ double peak_resident_mb(const par::Comm& comm);
 void report_transform_memory(RunContext& ctx, const chem::Basis& basis, const chem::ActiveSpace& space,
                              bool restricted, cc::VvvvNeeds needs);
 
-// After `stored` iterations of a CC method (`label`, e.g. "CCSD") whose DIIS
-// keeps up to `diis` pairs of amplitude vectors (the amplitudes and their
-// change, each `amplitude_words` on the largest rank): the peak so far, and
-// what the pairs still to come add, as they are kept until the DIIS history
-// is full. A warning where that is more than a node has available for each
-// of its ranks. Nothing when the history is full already.
-void report_diis_memory(RunContext& ctx, const std::string& label, double amplitude_words, int diis, int stored);
+// During a CC method's iterations: the peak so far, set with `held` pairs
+// of amplitude vectors in the DIIS history (the amplitudes and their
+// change, each `amplitude_words` on the largest rank), and the peak to
+// expect with `full` pairs held (`label` starts the line, e.g. "CCSD: peak
+// memory after 3 iterations"). A warning where a rank would need more than
+// a node has available for each of its ranks: the expected peak less what
+// it holds now.
+void report_diis_memory(RunContext& ctx, const std::string& label, double amplitude_words, int held, int full);
 
 }  // namespace cyclocc::app

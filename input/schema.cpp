@@ -104,7 +104,7 @@ std::vector<KeySpec> make_schema() {
            "Iterations before the CC solver gives up (exit code 3).")
           .value("100")
           .at_least(1),
-      Spec("cc.diis", K::Integer, "Number of DIIS vectors; 0 turns DIIS off.")
+      Spec("cc.diis", K::Integer, "Number of DIIS vectors; 0 or 1 turns DIIS off (it extrapolates from two or more).")
           .value("8")
           .at_least(0),
 

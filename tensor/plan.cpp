@@ -526,27 +526,34 @@ std::shared_ptr<ContractionPlan> build_plan(const Tensor& A0, const std::string&
       add(w);
       copied(*lc_c);
     }
+    // Elements of an operand a rank holds beyond its even share (1/P): what
+    // a copy on several ranks makes each of them read in the local product.
+    auto beyond_share = [&](const Layout& l, const OperandPlan& op, int r) {
+      return std::max(0.0, static_cast<double>(l.local_size(r)) - static_cast<double>(op.mat_shape.packed_size()) / P);
+    };
     std::int64_t max_words = 0;
-    double max_flops = 0, max_read = 0;
+    double max_flops = 0, max_reread = 0;
     for (int r = 0; r < P; ++r) {
       max_words = std::max(max_words, traffic_of(words, P, r) - traffic_of(kept, P, r));
       const double f = 2.0 * std::sqrt(static_cast<double>(la_c->local_size(r)) * lb_c->local_size(r) *
                                        lc_c->local_size(r) / hsize);
       max_flops = std::max(max_flops, f);
-      max_read = std::max(max_read, static_cast<double>(la_c->local_size(r) + lb_c->local_size(r)));
+      max_reread = std::max(max_reread, beyond_share(*la_c, plan->a, r) + beyond_share(*lb_c, plan->b, r));
     }
     // Seconds: words at ~2 GB/s, dgemm at ~25 GFLOP/s, ~3 ns per element copied,
-    // and the local product's operands read from memory at ~20 GB/s: with few
-    // columns that is most of a product's time, and an operand whole on every
-    // rank is read whole by every rank. Without it, a light kept copy was
-    // free: H2O/aug-cc-pVTZ at 3 ranks split the ladder R+ over its 15 pairs
-    // ij and kept <vv|vv>+ whole on every rank (peak 618 MB a rank; split ef,
-    // reading a third each, 501 MB), CH2 cc-pVTZ UHF likewise (397 -> 181 MB).
+    // and ~0.4 ns (20 GB/s) per element a rank's local product reads beyond
+    // its share of an operand. A light kept copy moves for free over the
+    // iterations, but a copy on every rank is then read whole by every rank:
+    // before this term H2O/aug-cc-pVTZ at 3 ranks split the ladder R+ over its
+    // 15 pairs ij and kept <vv|vv>+ whole on every rank (peak 618 MB a rank;
+    // split ef, reading a third each, 501 MB), CH2 cc-pVTZ UHF likewise (397
+    // -> 181 MB). Only the excess counts, so plans that split every operand
+    // evenly compare as before.
     // With `lead`, ~1 us more for each of the dgemms (the local values of G).
     double calls = 0;
     if (lead)
       for (int r = 0; r < P; ++r) calls = std::max(calls, static_cast<double>(lc_c->extents(r)[0]));
-    const double t = 8.0 * max_words / 2e9 + max_flops / 2.5e10 + 8.0 * max_read / 2e10 +
+    const double t = 8.0 * max_words / 2e9 + max_flops / 2.5e10 + 8.0 * max_reread / 2e10 +
                      3e-9 * *std::max_element(copies.begin(), copies.end()) + 1e-6 * calls;
     if (t < best_t * (1 - 1e-12)) {
       best_t = t;

@@ -17,7 +17,8 @@ class AmplitudeDiis {
   explicit AmplitudeDiis(int max_vectors) : max_(max_vectors) {}
   // Stores (t, error) and overwrites t with the extrapolation once two or
   // more vectors are stored (dropping the oldest while the errors are
-  // linearly dependent). Does nothing when max_vectors is 0.
+  // linearly dependent). Does nothing, and stores nothing, when max_vectors
+  // is below 2: one vector alone extrapolates to itself.
   void extrapolate(Amplitudes& t, const Amplitudes& error);
   int size() const { return static_cast<int>(vectors_.size()); }
 

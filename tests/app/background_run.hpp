@@ -156,7 +156,8 @@ struct CcRow {
 
 // The rows of every CC iteration table of a log (the lines that follow a
 // "correlation energy ... |dT| ... checkpoint" header; the memory line after
-// the third row, "CCSD: peak memory ...", is inside the table).
+// the third row, "CCSD: peak memory after ...", and a warning after it, are
+// inside the table).
 inline std::vector<CcRow> cc_rows(const std::string& log) {
   std::vector<CcRow> rows;
   bool in_table = false;
@@ -169,7 +170,8 @@ inline std::vector<CcRow> cc_rows(const std::string& log) {
     double e = 0, de = 0, dt = 0, s = 0;
     const int n = std::sscanf(line.c_str(), "%d %lf %lf %lf %lf %lf", &row.iteration, &e, &de, &dt, &s,
                               &row.checkpoint_seconds);
-    if (in_table && n < 2 && line.find(": peak memory ") != std::string::npos) continue;
+    if (in_table && n < 2 && (line.find(": peak memory after ") != std::string::npos || line.rfind("warning: ", 0) == 0))
+      continue;
     in_table = in_table && n >= 2;
     if (in_table) rows.push_back(n == 6 ? row : CcRow{row.iteration, -1});
   }

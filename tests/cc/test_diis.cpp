@@ -67,6 +67,15 @@ TEST(AmplitudeDiis, ConvergesWhenAllErrorsAreParallel) {
   const auto [plain, plain_error] = solve(0);  // Jacobi steps only: linear convergence, factor 0.65
   EXPECT_GT(plain, 40);
   EXPECT_LT(plain_error, 1e-11);
+  // One vector extrapolates to itself: DIIS is off, and stores nothing.
+  EXPECT_EQ(solve(1).first, plain);
+  {
+    tensor::Context ctx(test::world());
+    cc::Amplitudes t(ctx, one_pair(), false);
+    cc::AmplitudeDiis one(1);
+    one.extrapolate(t, t);
+    EXPECT_EQ(one.size(), 0);
+  }
   for (int vectors : {2, 8, 100}) {
     const auto [n, error] = solve(vectors);
     EXPECT_LE(n, 10) << vectors << " vectors";  // the secant method: superlinear

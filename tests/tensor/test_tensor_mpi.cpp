@@ -672,8 +672,8 @@ TEST(Contraction, LargeConstantOperandsAreNotMadeWholeOnEveryRank) {
 // whole on every rank, free in words; the plan must count that each rank then
 // reads all of it, and read V where it lies instead.
 TEST(Contraction, LightConstantCopiesAreNotReadWholeOnEveryRank) {
-  // V has 820 pairs, about 100 times tau's 3-28 pairs ij (P5a: 3828 and 15): reading V outweighs
-  // moving tau or R, as in the CC iterations.
+  // V has 820 pairs ef, 30-140 times tau's 6-28 pairs ij (H2O/aug-cc-pVTZ:
+  // 3828 and 15): reading V outweighs moving tau or R, as in the iterations.
   const int P = world().size(), v = 40, o = P == 3 ? 5 : P == 4 ? 7 : 3;  // o(o+1)/2 pairs, a multiple of P
   Context ctx(world());
   const Shape sv = mk({v, v, v, v}, "SNSN"), st = mk({v, v, o, o}, "SNSN"), sr = mk({v, v, o, o}, "SNSN");
