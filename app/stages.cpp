@@ -127,6 +127,7 @@ chem::ScfResult stage_scf(RunContext& ctx, const input::Input& in, const chem::B
 
   ctx.results.set_property("nuclear_repulsion_energy", scf.nuclear_repulsion);
   ctx.results.set_property("scf_total_energy", scf.energy);
+  if (scf.reference == "uhf") ctx.results.set_extra("scf_s_squared", scf.s2);  // the log's SCF <S^2>
   if (in.cc.method == "none") ctx.results.set_return_energy(scf.energy);
   if (!scf.converged) {
     char energy[32];

@@ -101,3 +101,23 @@ TEST_F(ProgramTest, FlagsOverrideTheInputFileNames) {
   EXPECT_NEAR(results("sub/flag.json")["return_energy"].as<double>(),
               reference_value(kWaterCase, "scf_total_energy"), 1e-8);
 }
+
+// A UHF run's results file has <S^2> of the determinant, as its log prints
+// it (H2O+ STO-3G, a doublet: a little above S(S+1) = 0.75); an RHF run's has
+// none.
+TEST_F(ProgramTest, UhfResultsHoldTheLoggedSSquared) {
+  const auto input = water_input("cation", [](YAML::Node& in) {
+    in["molecule"]["charge"] = 1;
+    in["molecule"]["multiplicity"] = 2;
+    in["scf"]["reference"] = "uhf";
+  });
+  const auto r = cyclocc({input.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double s2 = results("cation.json")["extras"]["scf_s_squared"].as<double>();
+  EXPECT_NEAR(s2, logged_number(r.out, "SCF <S^2> = "), 1e-10);
+  EXPECT_GT(s2, 0.75);
+  EXPECT_LT(s2, 0.80);
+  const auto rhf = cyclocc({water_input("neutral").string()});
+  ASSERT_EQ(rhf.exit_code, 0) << rhf.err;
+  EXPECT_FALSE(results("neutral.json")["extras"]["scf_s_squared"].IsDefined());
+}
