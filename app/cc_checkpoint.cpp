@@ -9,6 +9,7 @@
 
 #include "app/run_memory.hpp"
 #include "app/signals.hpp"
+#include "chem/cc/diis.hpp"
 #include "chem/checkpoint.hpp"
 
 namespace cyclocc::app {
@@ -336,7 +337,8 @@ cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& i
   const cc::SolverOptions opt{in.cc.convergence, in.cc.max_iterations - first, in.cc.diis};
   if (opt.max_iterations <= 0) return stored_result(start.value_or(CcProgress{}));  // used up before the restart
 
-  const std::string diis = opt.diis >= 2 ? "DIIS " + std::to_string(opt.diis) + " vectors" : std::string("no DIIS");
+  const bool diis_on = cc::diis_on(opt.diis);
+  const std::string diis = diis_on ? "DIIS " + std::to_string(opt.diis) + " vectors" : std::string("no DIIS");
   ctx.log.print("%s: convergence %.1e on |dE| and |dT|, %s, checkpoint every %d iterations\n", label.c_str(),
                 opt.convergence, diis.c_str(), in.checkpoint.interval);
   const bool triples = t.t3.has_value();
@@ -358,8 +360,8 @@ cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& i
                                kDiisAfter < opt.max_iterations;
     auto report = [&] {
       if (!report_memory) return;
-      const int held = opt.diis >= 2 ? kDiisAfter - 1 : 0;
-      const int full = opt.diis >= 2 ? std::min(opt.diis, opt.max_iterations - 1) : 0;
+      const int held = diis_on ? kDiisAfter - 1 : 0;
+      const int full = diis_on ? std::min(opt.diis, opt.max_iterations - 1) : 0;
       const std::string when = std::to_string(kDiisAfter) + " iterations" + (first > 0 ? " of this run" : "");
       report_diis_memory(ctx, label + ": peak memory after " + when,
                          ctx.comm.allreduce_max(static_cast<double>(x.local_words())), held, full);

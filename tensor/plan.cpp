@@ -546,8 +546,8 @@ std::shared_ptr<ContractionPlan> build_plan(const Tensor& A0, const std::string&
     // iterations, but a copy on every rank is then read whole by every rank:
     // before this term H2O/aug-cc-pVTZ at 3 ranks split the ladder R+ over its
     // 15 pairs ij and kept <vv|vv>+ whole on every rank (peak 618 MB a rank;
-    // split ef, reading a third each, 501 MB), CH2 cc-pVTZ UHF likewise (397
-    // -> 181 MB). Only the excess counts, so plans that split every operand
+    // split ef, reading a third each, 503 MB), CH2 cc-pVTZ UHF likewise (397
+    // -> 179 MB). Only the excess counts, so plans that split every operand
     // evenly compare as before.
     // With `lead`, ~1 us more for each of the dgemms (the local values of G).
     double calls = 0;

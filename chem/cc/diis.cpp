@@ -13,7 +13,7 @@ void AmplitudeDiis::drop_oldest() {
 }
 
 void AmplitudeDiis::extrapolate(Amplitudes& t, const Amplitudes& error) {
-  if (max_ < 2) return;
+  if (!diis_on(max_)) return;
   if (static_cast<int>(vectors_.size()) == max_) {
     // The oldest pair's storage takes the new one (no new allocation).
     Amplitudes v = std::move(vectors_.front()), e = std::move(errors_.front());

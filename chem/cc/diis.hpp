@@ -12,13 +12,17 @@
 
 namespace cyclocc::cc {
 
+// Whether a DIIS history of `max_vectors` pairs extrapolates at all: one
+// vector alone extrapolates to itself, so below 2 DIIS is off.
+inline bool diis_on(int max_vectors) { return max_vectors >= 2; }
+
 class AmplitudeDiis {
  public:
   explicit AmplitudeDiis(int max_vectors) : max_(max_vectors) {}
   // Stores (t, error) and overwrites t with the extrapolation once two or
   // more vectors are stored (dropping the oldest while the errors are
-  // linearly dependent). Does nothing, and stores nothing, when max_vectors
-  // is below 2: one vector alone extrapolates to itself.
+  // linearly dependent). Does nothing, and stores nothing, unless
+  // diis_on(max_vectors).
   void extrapolate(Amplitudes& t, const Amplitudes& error);
   int size() const { return static_cast<int>(vectors_.size()); }
 
