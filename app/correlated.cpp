@@ -13,6 +13,7 @@
 #include "app/stages.hpp"
 #include "chem/cc/ccsd.hpp"
 #include "chem/cc/ccsdt.hpp"
+#include "chem/cc/diagnostics.hpp"
 #include "chem/cc/triples.hpp"
 #include "chem/cc/solver.hpp"
 #include "chem/motransform.hpp"
@@ -44,6 +45,39 @@ class TimingOnExit {
   Stopwatch clock_;
 };
 
+// The correlation energy of amplitudes t by the spins of the electron pairs,
+// as the properties PREFIX_same_spin_correlation_energy and
+// PREFIX_opposite_spin_correlation_energy; print_pair_energies logs it.
+cc::PairEnergies record_pair_energies(RunContext& ctx, const cc::MoIntegrals& mo, const cc::Amplitudes& t,
+                                      const std::string& prefix) {
+  const cc::PairEnergies e = cc::pair_energies(mo, t);
+  ctx.results.set_property(prefix + "_same_spin_correlation_energy", e.same_spin);
+  ctx.results.set_property(prefix + "_opposite_spin_correlation_energy", e.opposite_spin);
+  return e;
+}
+
+void print_pair_energies(const RunContext& ctx, const std::string& prefix, const cc::PairEnergies& e) {
+  ctx.log.print("%s correlation energy of same-spin pairs %.12f, of opposite-spin pairs %.12f\n",
+                method_label(prefix).c_str(), e.same_spin, e.opposite_spin);
+}
+
+// The T1 and D1 diagnostics of amplitudes t, as extras.PREFIX_t1_diagnostic
+// and extras.PREFIX_d1_diagnostic (restricted only); print_singles_diagnostics
+// logs them.
+cc::SinglesDiagnostics record_singles_diagnostics(RunContext& ctx, const cc::Amplitudes& t,
+                                                  const std::string& prefix) {
+  const cc::SinglesDiagnostics d = cc::singles_diagnostics(t);
+  ctx.results.set_extra(prefix + "_t1_diagnostic", d.t1);
+  if (d.d1) ctx.results.set_extra(prefix + "_d1_diagnostic", *d.d1);
+  return d;
+}
+
+void print_singles_diagnostics(const RunContext& ctx, const std::string& prefix, const cc::SinglesDiagnostics& d) {
+  char d1[48] = "";
+  if (d.d1) std::snprintf(d1, sizeof d1, ", D1 diagnostic %.6f", *d.d1);
+  ctx.log.print("%s T1 diagnostic %.6f%s\n", method_label(prefix).c_str(), d.t1, d1);
+}
+
 // MP2 from the first-order amplitudes (also the CCSD guess, left in t).
 double run_mp2(RunContext& ctx, const cc::MoIntegrals& mo, const chem::ScfResult& scf, cc::Amplitudes& t) {
   cc::mp2_amplitudes(mo, t);
@@ -51,6 +85,7 @@ double run_mp2(RunContext& ctx, const cc::MoIntegrals& mo, const chem::ScfResult
   ctx.log.print("MP2 correlation energy %20.12f   total %20.12f\n", e, scf.energy + e);
   ctx.results.set_property("mp2_correlation_energy", e);
   ctx.results.set_property("mp2_total_energy", scf.energy + e);
+  print_pair_energies(ctx, "mp2", record_pair_energies(ctx, mo, t, "mp2"));
   return e;
 }
 
@@ -64,14 +99,22 @@ cc::SolverResult run_ccsd(RunContext& ctx, const input::Input& in, CcCheckpoint&
 // Records a method's energies and ends the run if it stopped or did not
 // converge. `method` ("ccsd", "ccsdt") is also the QCSchema property prefix.
 // Its energy is the run's return energy only if it is the method the input
-// asked for (CCSD before (T) or CCSDT is not: docs/results.md).
+// asked for (CCSD before (T) or CCSDT is not: docs/results.md). CCSD's
+// amplitudes `t`, if given (the ones of res.energy), give its energy by
+// pair spins too (QCSchema has no such properties for CCSDT).
 void report(RunContext& ctx, const chem::ScfResult& scf, const std::string& method, const cc::SolverResult& res,
-            bool requested, int max_iterations) {
+            bool requested, int max_iterations, const cc::MoIntegrals& mo, const cc::Amplitudes* t = nullptr) {
   const std::string& prefix = method;
   ctx.results.set_property(prefix + "_correlation_energy", res.energy);
   ctx.results.set_property(prefix + "_total_energy", scf.energy + res.energy);
   ctx.results.set_property(prefix + "_iterations", res.iterations);
   if (requested) ctx.results.set_return_energy(scf.energy + res.energy);
+  std::optional<cc::PairEnergies> pairs;
+  std::optional<cc::SinglesDiagnostics> singles;
+  if (t && method == "ccsd") {
+    pairs = record_pair_energies(ctx, mo, *t, prefix);
+    singles = record_singles_diagnostics(ctx, *t, prefix);
+  }
   const std::string label = method_label(method);
   if (res.stopped) throw Interrupted(interrupted_message(ctx, method, res.iterations));
   if (!res.converged)
@@ -80,6 +123,8 @@ void report(RunContext& ctx, const chem::ScfResult& scf, const std::string& meth
                            energy_text(scf.energy + res.energy) + ")");
   ctx.log.print("%s converged in %d iterations: correlation %.12f, total %.12f hartree\n", label.c_str(),
                 res.iterations, res.energy, scf.energy + res.energy);
+  if (pairs) print_pair_energies(ctx, prefix, *pairs);
+  if (singles) print_singles_diagnostics(ctx, prefix, *singles);
 }
 
 // Bytes of local copies one rank may hold for (T): a quarter of the
@@ -115,10 +160,7 @@ void run_triples(RunContext& ctx, const chem::ScfResult& scf, const cc::MoIntegr
   }
   // What (T) adds to what the CCSD iterations left in place (their peak line).
   const double least_mb = least_share_per_rank(ctx) / 1048576.0;
-  if (opt.per_triple && mb > least_mb)
-    ctx.log.print("warning: (T) needs about %.0f MB more per rank, but a node has only %.0f MB available for each "
-                  "of its ranks: the run may be killed for lack of memory\n",
-                  mb, least_mb);
+  if (opt.per_triple && mb > least_mb) warn_short_of_memory(ctx, "(T) needs about", mb, "more per rank", least_mb);
   // Safe points for a stop signal, and a progress line every half minute.
   double last_line = 0;
   opt.progress = [&, unit = opt.per_triple ? "occupied triples" : "batches"](long done, long total) {
@@ -187,13 +229,15 @@ void stage_correlated(RunContext& ctx, const input::Input& in, const chem::Basis
   // own list stays empty until its iterations start.)
   ctx.results.set_timing(method == "ccsdt" ? "ccsd_iterations" : "cc_iterations", ccsd.seconds);
   if (method == "ccsdt") ctx.results.set_timing("cc_iterations", std::vector<double>{});
-  if (!stored_ccsdt || ckpt.stored("ccsd")) report(ctx, scf, "ccsd", ccsd, method == "ccsd", in.cc.max_iterations);
+  // (A CCSDT restart that skips CCSD has not read CCSD's amplitudes.)
+  if (!stored_ccsdt || ckpt.stored("ccsd"))
+    report(ctx, scf, "ccsd", ccsd, method == "ccsd", in.cc.max_iterations, mo, stored_ccsdt ? nullptr : &t);
   if (method != "ccsd") stop_after_method(ctx, "ccsd", ccsd.iterations);  // a safe point before (T) or CCSDT
   if (method == "ccsd(t)") run_triples(ctx, scf, mo, t, ccsd.energy);
   if (method == "ccsdt") {
     const cc::SolverResult res = run_ccsdt(ctx, in, ckpt, mo, t);
     ctx.results.set_timing("cc_iterations", res.seconds);
-    report(ctx, scf, "ccsdt", res, true, in.cc.max_iterations);
+    report(ctx, scf, "ccsdt", res, true, in.cc.max_iterations, mo);
   }
 }
 

@@ -65,11 +65,11 @@ void print_basis(const RunContext& ctx, const chem::Basis& basis) {
   ctx.log.print("basis: %s, %s, %d basis functions, %zu shells\n", basis.name.c_str(),
                 basis.pure ? "spherical" : "cartesian", basis.nbf, basis.shells.size());
   if (basis.pure_by_default && basis.max_l >= 2)
-    ctx.log.print("warning: basis: %s has no 'spherical' or 'cartesian' first line and the input no puream, so its "
-                  "d and higher shells are spherical; the shipped library's files have no such line (their "
-                  "convention is in share/basis/index.yaml), so a copy of a cartesian set (the 6-31G family) "
-                  "needs puream: false\n",
-                  basis.name.c_str());
+    ctx.log.warning("basis: %s has no 'spherical' or 'cartesian' first line and the input no puream, so its "
+                    "d and higher shells are spherical; the shipped library's files have no such line (their "
+                    "convention is in share/basis/index.yaml), so a copy of a cartesian set (the 6-31G family) "
+                    "needs puream: false\n",
+                    basis.name.c_str());
 }
 
 void print_energies(const RunContext& ctx, const chem::ScfResult& scf) {
@@ -85,6 +85,7 @@ void print_footer(RunContext& ctx, double total_seconds) {
   const double mb = peak_resident_mb(ctx.comm);
   ctx.results.set_extra("peak_memory_mb", std::round(mb * 10.0) / 10.0);
   ctx.log.print("peak memory: %.0f MB resident, on the largest of %d rank(s)\n", mb, ctx.comm.size());
+  ctx.results.set_extra("warnings", json::Value::array_of(ctx.log.warnings()));
   if (ctx.comm.stats().totals().empty())
     ctx.log.print("\noperations on rank 0: none recorded\n");
   else

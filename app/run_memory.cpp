@@ -50,10 +50,15 @@ void report_transform_memory(RunContext& ctx, const chem::Basis& basis, const ch
   const double least = least_share_per_rank(ctx);
   ctx.log.print("MO transform: about %.0f MB per rank at its peak (estimate, docs/methods.md)\n", need / kMB);
   if (need > least)
-    ctx.log.print("warning: the MO transform needs about %.0f MB per rank, but a node has only %.0f MB available "
-                  "for each of its ranks: the run may be killed for lack of memory (the need per rank falls as 1/P "
-                  "with more nodes)\n",
-                  need / kMB, least / kMB);
+    warn_short_of_memory(ctx, "the MO transform needs about", need / kMB, "per rank", least / kMB,
+                         " (the need per rank falls as 1/P with more nodes)");
+}
+
+void warn_short_of_memory(const RunContext& ctx, const char* before, double need_mb, const char* after,
+                          double least_mb, const char* hint) {
+  ctx.log.warning("%s %.0f MB %s, but a node has only %.0f MB available for each of its ranks: the run may be "
+                  "killed for lack of memory%s\n",
+                  before, need_mb, after, least_mb, hint);
 }
 
 void report_diis_memory(RunContext& ctx, const std::string& label, double amplitude_words, int held, int full) {
@@ -76,11 +81,10 @@ void report_diis_memory(RunContext& ctx, const std::string& label, double amplit
                   "about %.0f MB\n",
                   label.c_str(), peak_mb, held, pair_mb, full, peak_mb + more_mb);
   if (need_mb > least_mb)
-    ctx.log.print("warning: the CC iterations may need up to %.0f MB more per rank than they hold now, but a node "
-                  "has only %.0f MB available for each of its ranks: the run may be killed for lack of memory "
-                  "(cc.diis sets the number of DIIS vector pairs held; the need per rank falls as 1/P with more "
-                  "nodes)\n",
-                  need_mb, least_mb);
+    warn_short_of_memory(ctx, "the CC iterations may need up to", need_mb, "more per rank than they hold now",
+                         least_mb,
+                         " (cc.diis sets the number of DIIS vector pairs held; the need per rank falls as 1/P with "
+                         "more nodes)");
 }
 
 }  // namespace cyclocc::app

@@ -29,6 +29,13 @@ double peak_resident_mb(const par::Comm& comm);
 void report_transform_memory(RunContext& ctx, const chem::Basis& basis, const chem::ActiveSpace& space,
                              bool restricted, cc::VvvvNeeds needs);
 
+// The warning that a rank may need more memory than a node has available
+// for each of its ranks: "warning: BEFORE NEED MB AFTER, but a node has only
+// LEAST MB available for each of its ranks: the run may be killed for lack
+// of memory" and the hint, if any (e.g. " (cc.diis sets ...)").
+void warn_short_of_memory(const RunContext& ctx, const char* before, double need_mb, const char* after,
+                          double least_mb, const char* hint = "");
+
 // During a CC method's iterations: the peak so far, set with `held` pairs
 // of amplitude vectors in the DIIS history (the amplitudes and their
 // change, each `amplitude_words` on the largest rank), and the peak to

@@ -54,7 +54,7 @@ std::optional<chem::ScfResult> restart_scf(RunContext& ctx, const input::Input& 
                                            const chem::Basis& basis) {
   const std::string& path = ctx.checkpoint_path;
   if (!chem::checkpoint_exists(ctx.comm, path)) {
-    ctx.log.print("warning: --restart: no checkpoint %s, starting from the beginning\n", path.c_str());
+    ctx.log.warning("--restart: no checkpoint %s, starting from the beginning\n", path.c_str());
     return std::nullopt;
   }
   chem::CheckpointReader reader(ctx.comm, path);

@@ -218,10 +218,10 @@ void log_header(const par::Log& log, const Setup& su, const std::string& guess, 
               su.nbf - su.nmo, su.nbf - su.nmo == 1 ? "" : "s", kLinearDependenceThreshold);
   log.print("SCF: smallest overlap eigenvalue %.3e\n", su.s_min);
   if (su.s_min < kNearDependenceWarning)
-    log.print("warning: SCF: the basis is nearly linearly dependent (smallest overlap eigenvalue %.1e): rounding "
-              "errors of up to about %.0e hartree may remain in the energies, differ between rank counts, and keep "
-              "convergence thresholds below that from being reached\n",
-              su.s_min, 1e-15 / su.s_min);
+    log.warning("SCF: the basis is nearly linearly dependent (smallest overlap eigenvalue %.1e): rounding "
+                "errors of up to about %.0e hartree may remain in the energies, differ between rank counts, and "
+                "keep convergence thresholds below that from being reached\n",
+                su.s_min, 1e-15 / su.s_min);
   log.print("%5s %22s %12s %12s %12s%s %8s\n", "iter", "energy", "dE", "rms(dD)", "rms(grad)",
             su.uhf ? "        <S^2>" : "", "seconds");
 }
@@ -368,9 +368,9 @@ ScfResult run_scf(const par::Comm& comm, const input::Input& in, const Basis& ba
   // other atom) passes the convergence test, but these orbitals differ from it.
   const double flip = res.history.back().rms_density;
   if (res.converged && flip > std::max(1e-4, 100 * in.scf.convergence))
-    log.print("warning: SCF: the converged density does not fill the lowest orbitals of its own Fock matrix "
-              "(RMS change %.1e): this is not the lowest SCF state, and the orbitals passed on are another\n",
-              flip);
+    log.warning("SCF: the converged density does not fill the lowest orbitals of its own Fock matrix "
+                "(RMS change %.1e): this is not the lowest SCF state, and the orbitals passed on are another\n",
+                flip);
   return res;
 }
 

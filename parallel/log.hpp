@@ -1,8 +1,12 @@
 // Human log on stdout, printed by rank 0 only.
 #pragma once
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace cyclocc::par {
 
@@ -20,6 +24,26 @@ class Log {
     va_end(args);
     std::fflush(stdout);
   }
+  // printf-style text of one line, printed as "warning: TEXT" and kept
+  // (without its newline) for the results file's extras.warnings.
+  void warning(const char* fmt, ...) const __attribute__((format(printf, 2, 3))) {
+    if (!enabled_) return;
+    va_list args;
+    va_start(args, fmt);
+    va_list again;
+    va_copy(again, args);
+    const int length = std::vsnprintf(nullptr, 0, fmt, args);
+    std::string text(static_cast<std::size_t>(std::max(length, 0)), '\0');
+    if (length > 0) std::vsnprintf(text.data(), text.size() + 1, fmt, again);
+    va_end(again);
+    va_end(args);
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    std::fprintf(stdout, "warning: %s\n", text.c_str());
+    std::fflush(stdout);
+    warnings_.push_back(std::move(text));
+  }
+  // The warnings printed so far, in order (rank 0; none on the others).
+  const std::vector<std::string>& warnings() const { return warnings_; }
   void detail(const char* fmt, ...) const __attribute__((format(printf, 2, 3))) {
     if (!verbose()) return;
     va_list args;
@@ -32,6 +56,8 @@ class Log {
  private:
   bool enabled_;
   bool verbose_;
+  // What was printed, like the stream itself: a const Log still prints.
+  mutable std::vector<std::string> warnings_;
 };
 
 }  // namespace cyclocc::par

@@ -348,6 +348,23 @@ void SpinTensor::scale(double alpha) {
 double SpinTensor::dot(const SpinTensor& o) const { return dots({&o})[0]; }
 
 std::vector<double> SpinTensor::dots(const std::vector<const SpinTensor*>& others) const {
+  std::vector<double> s(others.size(), 0.0);
+  each_block_dot(others, [&](const std::string&, std::size_t j, double d) { s[j] += d; });
+  return s;
+}
+
+SpinTensor::SpinParts SpinTensor::dot_by_spin(const SpinTensor& o) const {
+  SpinParts parts;
+  each_block_dot({&o}, [&](const std::string& key, std::size_t, double d) {
+    bool one_spin = true;
+    for (char spin : key) one_spin = one_spin && spin == key[0];
+    (one_spin ? parts.one_spin : parts.mixed) += d;
+  });
+  return parts;
+}
+
+void SpinTensor::each_block_dot(const std::vector<const SpinTensor*>& others,
+                                const std::function<void(const std::string&, std::size_t, double)>& add) const {
   // A flipped image has its partner's dot product (the flip permutes, with a
   // sign, the elements of both): the partner counts twice (flip_weight), and
   // the image is neither filled nor read.
@@ -359,16 +376,14 @@ std::vector<double> SpinTensor::dots(const std::vector<const SpinTensor*>& other
     if (weight(kv.first) > 0) keys.insert(kv.first);
   ensure_derived(keys);
   for (const SpinTensor* o : others) o->ensure_derived(keys);
-  std::vector<double> s(others.size(), 0.0);
   for (const auto& kv : blocks_) {
     const int w = weight(kv.first);
     if (w == 0) continue;
     std::vector<const Tensor*> y;
     for (const SpinTensor* o : others) y.push_back(&o->block(kv.first));
     const std::vector<double> d = kv.second.dots(y);
-    for (std::size_t j = 0; j < d.size(); ++j) s[j] += w * d[j];
+    for (std::size_t j = 0; j < d.size(); ++j) add(kv.first, j, w * d[j]);
   }
-  return s;
 }
 double SpinTensor::norm2() const { return std::sqrt(dot(*this)); }
 

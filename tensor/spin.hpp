@@ -18,6 +18,7 @@
 // product t*P goes into block s, whose own antisymmetry then adds G_s / H.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <memory>
@@ -119,6 +120,13 @@ class SpinTensor {
   double dot(const SpinTensor& o) const;
   // dot(*o) for every o at once (Tensor::dots on each block).
   std::vector<double> dots(const std::vector<const SpinTensor*>& others) const;
+  // dot(o) split by spin blocks: `one_spin` over the blocks whose indices
+  // all have one spin (T2's same-spin pairs), `mixed` over the others.
+  struct SpinParts {
+    double one_spin = 0;
+    double mixed = 0;
+  };
+  SpinParts dot_by_spin(const SpinTensor& o) const;
   double norm2() const;
   // Elements this rank stores for the tensor: every block, derived ones too
   // (they are allocated whether or not filled), and pending mirror halves.
@@ -143,6 +151,10 @@ class SpinTensor {
   mutable std::map<std::string, Tensor> halves_;
   void add_halves() const;
   Tensor& half_of(const std::string& spins);
+  // add(key, j, d) for each block that counts in the dot products with
+  // others[j], d its weighted part (dots).
+  void each_block_dot(const std::vector<const SpinTensor*>& others,
+                      const std::function<void(const std::string&, std::size_t, double)>& add) const;
 
   friend void contract(double, const SpinTensor&, const std::string&, const SpinTensor&, const std::string&, double,
                        SpinTensor&, const std::string&);

@@ -49,6 +49,18 @@ double ccsd_energy(const MoIntegrals& mo, const Amplitudes& t) {
   return e.block("").scalar();
 }
 
+PairEnergies pair_energies(const MoIntegrals& mo, const Amplitudes& t) {
+  SpinTensor tau = SpinTensor::zeros_like(t.t2, "tau");
+  tau["abij"] = t.t2["abij"];
+  tau["abij"] += 0.5 * t.t1["ai"] * t.t1["bj"];  // P(ij) through tau's antisymmetry
+  SpinTensor v = SpinTensor::zeros_like(t.t2, "<ab||ij>");
+  v["abij"] = mo.oovv["ijab"];
+  // The packed dot products count each unique pair once: 1/4 of the sum
+  // over all spin orbitals.
+  const SpinTensor::SpinParts parts = v.dot_by_spin(tau);
+  return {parts.one_spin, parts.mixed};
+}
+
 void mp2_amplitudes(const MoIntegrals& mo, Amplitudes& t) {
   t.set_zero();  // t1 = f_ov / D = 0
   t.t2["abij"] = mo.oovv["ijab"];

@@ -54,8 +54,11 @@ TEST_F(ProgramTest, RestartWithoutACheckpointStartsFreshWithAWarning) {
   const auto input = water_input("fresh");
   const auto r = cyclocc({input.string(), "--restart"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("warning: --restart: no checkpoint " + path("fresh.h5").string()), std::string::npos) << r.out;
+  const std::string warning = "--restart: no checkpoint " + path("fresh.h5").string() + ", starting from the beginning";
+  EXPECT_NE(r.out.find("warning: " + warning + "\n"), std::string::npos) << r.out;
   const auto j = results("fresh.json");
+  ASSERT_EQ(j["extras"]["warnings"].size(), 1u);  // the log's one warning, in the results too
+  EXPECT_EQ(j["extras"]["warnings"][0].as<std::string>(), warning);
   EXPECT_FALSE(j["extras"]["scf_from_checkpoint"].as<bool>());
   EXPECT_NEAR(j["return_energy"].as<double>(), reference_value(kWaterCase, "scf_total_energy"), 1e-8);
   EXPECT_TRUE(fs::exists(path("fresh.h5")));

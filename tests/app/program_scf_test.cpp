@@ -2,6 +2,8 @@
 // reference energy), the log's numbers, flags overriding the input.
 #include <cstdio>
 #include <regex>
+#include <string>
+#include <vector>
 
 #include "tests/app/program_fixture.hpp"
 
@@ -120,4 +122,44 @@ TEST_F(ProgramTest, UhfResultsHoldTheLoggedSSquared) {
   const auto rhf = cyclocc({water_input("neutral").string()});
   ASSERT_EQ(rhf.exit_code, 0) << rhf.err;
   EXPECT_FALSE(results("neutral.json")["extras"]["scf_s_squared"].IsDefined());
+}
+
+// extras.warnings: each "warning: " line of the log, in order, also when the
+// run fails after them; an empty list when there are none.
+TEST_F(ProgramTest, ResultsListTheLogsWarnings) {
+  auto warned = [](const std::string& log) {
+    std::vector<std::string> texts;
+    for (const std::string& line : lines_of(log))
+      if (line.rfind("warning: ", 0) == 0) texts.push_back(line.substr(9));
+    return texts;
+  };
+  auto listed = [&](const std::string& json) {
+    std::vector<std::string> texts;
+    for (const auto& w : results(json)["extras"]["warnings"]) texts.push_back(w.as<std::string>());
+    return texts;
+  };
+  const auto plain = cyclocc({water_input("plain").string()});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_TRUE(results("plain.json")["extras"]["warnings"].IsSequence());
+  EXPECT_EQ(listed("plain.json"), std::vector<std::string>{});
+  EXPECT_EQ(warned(plain.out), std::vector<std::string>{});
+
+  // A copy of a shipped file (no 'spherical'/'cartesian' line, d shells) and
+  // --restart without a checkpoint: two warnings; then CCSD stops unconverged.
+  fs::copy_file(std::string(CYCLOCC_SOURCE_DIR) + "/share/basis/cc-pvdz.g94", path("mine.g94"));
+  const auto input = water_input("two", [](YAML::Node& in) {
+    in["basis"] = "mine.g94";
+    in.remove("puream");
+    in["cc"]["method"] = "ccsd";
+    in["cc"]["max_iterations"] = 1;
+  });
+  const auto r = cyclocc({input.string(), "--restart"});
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  const auto texts = warned(r.out);
+  ASSERT_EQ(texts.size(), 2u) << r.out;
+  EXPECT_EQ(texts[0].rfind("basis: ", 0), 0u) << texts[0];
+  EXPECT_NE(texts[0].find("mine.g94 has no 'spherical' or 'cartesian' first line"), std::string::npos) << texts[0];
+  EXPECT_EQ(texts[1].rfind("--restart: no checkpoint ", 0), 0u) << texts[1];
+  EXPECT_EQ(listed("two.json"), texts);
+  EXPECT_FALSE(results("two.json")["success"].as<bool>());
 }

@@ -72,6 +72,19 @@ inline double energy(const System& s, const Amps& t) {
   return e;
 }
 
+// energy() split by the spins of the occupied pair ij: {same, opposite}.
+inline std::array<double, 2> pair_energies(const System& s, const Amps& t) {
+  const int o = s.no, v = s.nv;
+  std::array<double, 2> e{0, 0};
+  for (int i = 0; i < o; ++i)
+    for (int j = 0; j < o; ++j)
+      for (int a = 0; a < v; ++a)
+        for (int b = 0; b < v; ++b)
+          e[s.spin[i] == s.spin[j] ? 0 : 1] +=
+              s.V(i, j, o + a, o + b) * (0.25 * t.t2({a, b, i, j}) + 0.5 * t.t1({a, i}) * t.t1({b, j}));
+  return e;
+}
+
 void ccsd_rhs(const System& s, const Amps& t, Amps& r);
 
 // The CCSDT right-hand sides (t.t3 and r.t3 used).

@@ -2,12 +2,14 @@
 // for RHF-like and UHF-like random integrals, on 1, 2 and 3 ranks.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
-
 #include <tuple>
+#include <vector>
 
 #include "chem/cc/ccsd.hpp"
 #include "chem/cc/ccsdt.hpp"
+#include "chem/cc/diagnostics.hpp"
 #include "chem/cc/mo_integrals.hpp"
 #include "chem/cc/triples.hpp"
 #include "tensor/contract.hpp"
@@ -122,6 +124,36 @@ void random_amplitudes(cc::Amplitudes& t, std::uint64_t seed = 40) {
   }
 }
 
+// The T1 and D1 diagnostics against plain loops over the spin-orbital t1:
+// T1 = sqrt(sum (t_i^a)^2 / (2 N)); D1, restricted only, the largest
+// singular value of the alpha block t_i^a (power iteration on t t^T).
+void expect_singles_diagnostics(const Fixture& f, const cc::Amplitudes& t, const twin::Amps& ta) {
+  const int no = f.so.no, nv = f.so.nv;
+  double sum = 0;
+  for (int a = 0; a < nv; ++a)
+    for (int i = 0; i < no; ++i) sum += ta.t1({a, i}) * ta.t1({a, i});
+  const cc::SinglesDiagnostics d = cc::singles_diagnostics(t);
+  EXPECT_NEAR(d.t1, std::sqrt(sum / (2.0 * no)), 1e-14);
+  ASSERT_EQ(d.d1.has_value(), f.d.restricted);
+  if (!d.d1) return;
+  const int o = f.d.occ[0], v = f.d.vir[0];  // alpha spin orbitals come first in each space
+  std::vector<double> x(o, 1.0), y(o);
+  double lambda = 0;
+  for (int step = 0; step < 2000; ++step) {
+    for (int i = 0; i < o; ++i) {
+      y[i] = 0;
+      for (int j = 0; j < o; ++j)
+        for (int a = 0; a < v; ++a) y[i] += ta.t1({a, i}) * ta.t1({a, j}) * x[j];
+    }
+    double norm = 0;
+    for (double yi : y) norm += yi * yi;
+    norm = std::sqrt(norm);
+    lambda = norm;
+    for (int i = 0; i < o; ++i) x[i] = y[i] / norm;
+  }
+  EXPECT_NEAR(*d.d1, std::sqrt(lambda), 1e-12);
+}
+
 // needs {false, true}: an unrestricted <vv||vv> for the ladder alone, built
 // a window of rows at a time with all ranks along f (or ef).
 void check_ccsd(bool restricted, cc::VvvvNeeds needs = {}) {
@@ -137,6 +169,13 @@ void check_ccsd(bool restricted, cc::VvvvNeeds needs = {}) {
   random_amplitudes(t);
   const twin::Amps ta = twin_amps(t);
   EXPECT_NEAR(cc::ccsd_energy(f.mo, t), twin::energy(f.so, ta), 1e-12);
+  const cc::PairEnergies pairs = cc::pair_energies(f.mo, t);
+  const auto [same, opposite] = twin::pair_energies(f.so, ta);
+  EXPECT_NEAR(pairs.same_spin, same, 1e-12);
+  EXPECT_NEAR(pairs.opposite_spin, opposite, 1e-12);
+  EXPECT_GT(std::abs(same), 1e-3);  // both parts are there to be wrong
+  EXPECT_GT(std::abs(opposite), 1e-3);
+  expect_singles_diagnostics(f, t, ta);
   cc::ccsd_rhs(f.mo, t, r);
   twin::Amps ref{dense::Array(ta.t1.lens), dense::Array(ta.t2.lens), {}};
   twin::ccsd_rhs(f.so, ta, ref);
