@@ -1,7 +1,10 @@
 #include "app/stages.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "app/errors.hpp"
 #include "chem/checkpoint.hpp"
@@ -109,6 +112,46 @@ void write_scf_checkpoint(RunContext& ctx, const input::Input& in, const chem::B
                     " was left as it was");
 }
 
+// One spin's orbital energies: every occupied one, the lowest virtual ones
+// (the results file has them all), eight to a line.
+void print_orbital_energies(const RunContext& ctx, const Eigen::VectorXd& eps, int occupied) {
+  constexpr int kVirtualShown = 16;
+  const int n = static_cast<int>(eps.size());
+  auto row = [&](const char* label, int first, int last) {
+    for (int k = first; k < last; k += 8) {
+      std::string line = k == first ? label : "";
+      line.resize(11, ' ');
+      char value[16];
+      for (int m = k; m < std::min(last, k + 8); ++m) {
+        std::snprintf(value, sizeof value, "%11.6f", eps(m));
+        line += value;
+      }
+      ctx.log.print("%s\n", line.c_str());
+    }
+  };
+  row("  occupied", 0, occupied);
+  const int shown = std::min(n, occupied + kVirtualShown);
+  row("  virtual", occupied, shown);
+  if (shown < n) ctx.log.print("           ... %d more, up to %.6f\n", n - shown, eps(n - 1));
+  if (occupied > 0 && occupied < n)
+    ctx.log.print("  HOMO %.6f, LUMO %.6f, gap %.6f\n", eps(occupied - 1), eps(occupied),
+                  eps(occupied) - eps(occupied - 1));
+}
+
+// The converged orbital energies: in the log, and in the results file as
+// extras.scf_eigenvalues_a (and _b for UHF), QCSchema's wavefunction names.
+void report_orbital_energies(RunContext& ctx, const chem::ScfResult& scf) {
+  auto list = [](const Eigen::VectorXd& eps) { return std::vector<double>(eps.data(), eps.data() + eps.size()); };
+  const bool uhf = scf.reference == "uhf";
+  ctx.log.print("SCF orbital energies (hartree)%s\n", uhf ? ", alpha:" : ", alpha and beta alike:");
+  print_orbital_energies(ctx, scf.eps_alpha, scf.n_alpha);
+  ctx.results.set_extra("scf_eigenvalues_a", json::Value::array_of(list(scf.eps_alpha)));
+  if (!uhf) return;
+  ctx.log.print("SCF orbital energies (hartree), beta:\n");
+  print_orbital_energies(ctx, scf.eps_beta, scf.n_beta);
+  ctx.results.set_extra("scf_eigenvalues_b", json::Value::array_of(list(scf.eps_beta)));
+}
+
 }  // namespace
 
 chem::ScfResult stage_scf(RunContext& ctx, const input::Input& in, const chem::Basis& basis) {
@@ -136,6 +179,7 @@ chem::ScfResult stage_scf(RunContext& ctx, const input::Input& in, const chem::B
                            " iterations (scf.max_iterations: " + std::to_string(in.scf.max_iterations) +
                            "; last energy " + energy + ")");
   }
+  report_orbital_energies(ctx, scf);
   if (!from_checkpoint) write_scf_checkpoint(ctx, in, basis, scf);
   // A safe point after writing the checkpoint, unless the SCF was all there
   // was to do (a restored SCF wrote nothing: the MO transform has the next).

@@ -34,6 +34,7 @@ TEST_F(ProgramTest, RestartReusesTheCheckpointAtAnotherRankCount) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const double e = results("w.json")["properties"]["scf_total_energy"].as<double>();
     const int iterations = results("w.json")["properties"]["scf_iterations"].as<int>();
+    const auto eigenvalues = results("w.json")["extras"]["scf_eigenvalues_a"].as<std::vector<double>>();
     const std::string before = read_text(path("w.h5"));
 
     r = cyclocc({input.string(), "--restart"}, read_ranks);
@@ -43,6 +44,7 @@ TEST_F(ProgramTest, RestartReusesTheCheckpointAtAnotherRankCount) {
     EXPECT_EQ(j["properties"]["scf_total_energy"].as<double>(), e);  // the stored energy, bit for bit
     EXPECT_EQ(j["return_energy"].as<double>(), e);
     EXPECT_EQ(j["properties"]["scf_iterations"].as<int>(), iterations);
+    EXPECT_EQ(j["extras"]["scf_eigenvalues_a"].as<std::vector<double>>(), eigenvalues);  // the stored ones
     EXPECT_EQ(j["provenance"]["ranks"].as<int>(), read_ranks == 0 ? 1 : read_ranks);
     EXPECT_NE(r.out.find("reusing the orbitals of checkpoint " + path("w.h5").string()), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find(" iter "), std::string::npos) << "the SCF ran again:\n" << r.out;

@@ -163,3 +163,43 @@ TEST_F(ProgramTest, ResultsListTheLogsWarnings) {
   EXPECT_EQ(listed("two.json"), texts);
   EXPECT_FALSE(results("two.json")["success"].as<bool>());
 }
+
+// The orbital energies: every one in the results file (extras.scf_eigenvalues_a,
+// and _b for UHF), the occupied and lowest virtual ones in the log. Reference:
+// Psi4 1.3.2's "Orbital Energies [Eh]" (6 decimals) with the inputs
+// regression/cases/h2o_ccpvdz_rhf_pairs.psi4.dat and ch2_triplet_ccpvdz_uhf_pairs.psi4.dat.
+TEST_F(ProgramTest, OrbitalEnergiesAreThoseOfPsi4) {
+  auto expect_near = [](const std::vector<double>& got, const std::vector<double>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t k = 0; k < want.size(); ++k) EXPECT_NEAR(got[k], want[k], 6e-7) << k;
+  };
+  const auto rhf = cyclocc({water_input("rhf", [](YAML::Node& in) { in["basis"] = "cc-pvdz"; }).string()});
+  ASSERT_EQ(rhf.exit_code, 0) << rhf.err;
+  const auto extras = results("rhf.json")["extras"];
+  expect_near(extras["scf_eigenvalues_a"].as<std::vector<double>>(),
+              {-20.550538, -1.336448, -0.698951, -0.566543, -0.493121, 0.185474, 0.256179, 0.788824,
+               0.853986,   1.163570,  1.200372,  1.253367,  1.444377,  1.476233, 1.674393, 1.867339,
+               1.934528,   2.451577,  2.489145,  3.285380,  3.338282,  3.510010, 3.865077, 4.147110});
+  EXPECT_FALSE(extras["scf_eigenvalues_b"].IsDefined());
+  EXPECT_NE(rhf.out.find("  occupied  -20.550538  -1.336448  -0.698951  -0.566543  -0.493121\n"),
+            std::string::npos) << rhf.out;
+  EXPECT_NE(rhf.out.find("           ... 3 more, up to 4.147110\n  HOMO -0.493121, LUMO 0.185474, gap 0.678595\n"),
+            std::string::npos) << rhf.out;
+
+  const auto uhf_input = path("uhf.yaml");
+  YAML::Node in = YAML::LoadFile(std::string(CYCLOCC_SOURCE_DIR) + "/regression/cases/ch2_triplet_ccpvdz_uhf.yaml");
+  in["cc"]["method"] = "none";
+  YAML::Emitter out;
+  out << in;
+  write_text(uhf_input, std::string(out.c_str()) + "\n");
+  const auto uhf = cyclocc({uhf_input.string()});
+  ASSERT_EQ(uhf.exit_code, 0) << uhf.err;
+  const auto u = results("uhf.json")["extras"];
+  const auto a = u["scf_eigenvalues_a"].as<std::vector<double>>();
+  const auto b = u["scf_eigenvalues_b"].as<std::vector<double>>();
+  expect_near({a.begin(), a.begin() + 7}, {-11.267817, -0.946848, -0.614790, -0.448180, -0.407284, 0.197858, 0.255759});
+  expect_near({b.begin(), b.begin() + 5}, {-11.219058, -0.773419, -0.582616, 0.134787, 0.159309});
+  EXPECT_NEAR(b.back(), 2.958363, 6e-7);
+  EXPECT_NE(uhf.out.find("SCF orbital energies (hartree), beta:\n  occupied  -11.219058  -0.773419  -0.582616\n"),
+            std::string::npos) << uhf.out;
+}
