@@ -178,8 +178,8 @@ void CcCheckpoint::load(const std::vector<std::string>& methods) {
     if (h.reference != scf_.reference || h.scf_energy != scf_.energy)
       refuse(path(), "the amplitudes in " + g + " belong to another SCF than the checkpoint's");
     if (const std::string why = space_difference(h.space, space_); !why.empty()) {
-      ctx_.log.print("%s: not reusing the amplitudes of checkpoint %s (%s); starting them fresh\n",
-                     method_label(m).c_str(), path().c_str(), why.c_str());
+      ctx_.log.warning("%s: not reusing the amplitudes of checkpoint %s (%s); starting them fresh\n",
+                       method_label(m).c_str(), path().c_str(), why.c_str());
       continue;
     }
     verify_group(ctx_.comm, r, g);

@@ -3,6 +3,7 @@
 // (app/cc_checkpoint.hpp).
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,14 +57,15 @@ cc::PairEnergies record_pair_energies(RunContext& ctx, const cc::MoIntegrals& mo
   return e;
 }
 
-void print_pair_energies(const RunContext& ctx, const std::string& prefix, const cc::PairEnergies& e) {
-  ctx.log.print("%s correlation energy of same-spin pairs %.12f, of opposite-spin pairs %.12f\n",
-                method_label(prefix).c_str(), e.same_spin, e.opposite_spin);
+// `of` starts the line ("MP2").
+void print_pair_energies(const RunContext& ctx, const std::string& of, const cc::PairEnergies& e) {
+  ctx.log.print("%s correlation energy of same-spin pairs %.12f, of opposite-spin pairs %.12f\n", of.c_str(),
+                e.same_spin, e.opposite_spin);
 }
 
 // The T1 and D1 diagnostics of amplitudes t, as extras.PREFIX_t1_diagnostic
-// and extras.PREFIX_d1_diagnostic (restricted only); print_singles_diagnostics
-// logs them.
+// and extras.PREFIX_d1_diagnostic (restricted, with active occupied
+// orbitals); print_singles_diagnostics logs them.
 cc::SinglesDiagnostics record_singles_diagnostics(RunContext& ctx, const cc::Amplitudes& t,
                                                   const std::string& prefix) {
   const cc::SinglesDiagnostics d = cc::singles_diagnostics(t);
@@ -72,10 +74,38 @@ cc::SinglesDiagnostics record_singles_diagnostics(RunContext& ctx, const cc::Amp
   return d;
 }
 
-void print_singles_diagnostics(const RunContext& ctx, const std::string& prefix, const cc::SinglesDiagnostics& d) {
+void print_singles_diagnostics(const RunContext& ctx, const std::string& of, const cc::SinglesDiagnostics& d) {
   char d1[48] = "";
   if (d.d1) std::snprintf(d1, sizeof d1, ", D1 diagnostic %.6f", *d.d1);
-  ctx.log.print("%s T1 diagnostic %.6f%s\n", method_label(prefix).c_str(), d.t1, d1);
+  ctx.log.print("%s T1 diagnostic %.6f%s\n", of.c_str(), d.t1, d1);
+}
+
+// The largest amplitudes of one tensor (t1 or t2), one line each: the
+// occupied orbitals, then the virtual ones they are excited to, numbered as
+// in the SCF's list of orbital energies (from 1, per spin), a or b for
+// alpha or beta, and the amplitude.
+void print_largest(const RunContext& ctx, const char* name, const tensor::SpinTensor& x,
+                   const chem::ActiveSpace& space, int count) {
+  const std::string& spaces = x.spaces();
+  for (const tensor::SpinTensor::Element& e : x.largest(count)) {
+    std::string occupied, virtuals;
+    for (std::size_t p = 0; p < spaces.size(); ++p) {
+      const int s = e.spins[p] == 'a' ? 0 : 1;
+      const bool occ = spaces[p] == 'o';
+      const int number = space.frozen[s] + (occ ? 0 : space.occ[s]) + e.index[p] + 1;
+      (occ ? occupied : virtuals) += " " + std::to_string(number) + e.spins[p];
+    }
+    ctx.log.print("  %s %-18s %15.9f\n", name, (occupied + " ->" + virtuals).c_str(), e.value);
+  }
+}
+
+void print_largest_amplitudes(const RunContext& ctx, const std::string& prefix, const cc::Amplitudes& t,
+                              const chem::ActiveSpace& space) {
+  constexpr int kCount = 10;
+  ctx.log.print("%s largest amplitudes (occupied -> virtual orbitals, numbered as in the SCF's list; a alpha, b "
+                "beta):\n", method_label(prefix).c_str());
+  print_largest(ctx, "t1", t.t1, space, kCount);
+  print_largest(ctx, "t2", t.t2, space, kCount);
 }
 
 // MP2 from the first-order amplitudes (also the CCSD guess, left in t).
@@ -85,7 +115,7 @@ double run_mp2(RunContext& ctx, const cc::MoIntegrals& mo, const chem::ScfResult
   ctx.log.print("MP2 correlation energy %20.12f   total %20.12f\n", e, scf.energy + e);
   ctx.results.set_property("mp2_correlation_energy", e);
   ctx.results.set_property("mp2_total_energy", scf.energy + e);
-  print_pair_energies(ctx, "mp2", record_pair_energies(ctx, mo, t, "mp2"));
+  print_pair_energies(ctx, "MP2", record_pair_energies(ctx, mo, t, "mp2"));
   return e;
 }
 
@@ -99,32 +129,27 @@ cc::SolverResult run_ccsd(RunContext& ctx, const input::Input& in, CcCheckpoint&
 // Records a method's energies and ends the run if it stopped or did not
 // converge. `method` ("ccsd", "ccsdt") is also the QCSchema property prefix.
 // Its energy is the run's return energy only if it is the method the input
-// asked for (CCSD before (T) or CCSDT is not: docs/results.md). CCSD's
-// amplitudes `t`, if given (the ones of res.energy), give its energy by
-// pair spins too (QCSchema has no such properties for CCSDT).
+// asked for (CCSD before (T) or CCSDT is not: docs/results.md). `more`,
+// if given, reports what else the amplitudes of res.energy give, also when
+// the method stopped or did not converge; its argument starts its lines.
 void report(RunContext& ctx, const chem::ScfResult& scf, const std::string& method, const cc::SolverResult& res,
-            bool requested, int max_iterations, const cc::MoIntegrals& mo, const cc::Amplitudes* t = nullptr) {
+            bool requested, int max_iterations, const std::function<void(const std::string&)>& more = {}) {
   const std::string& prefix = method;
   ctx.results.set_property(prefix + "_correlation_energy", res.energy);
   ctx.results.set_property(prefix + "_total_energy", scf.energy + res.energy);
   ctx.results.set_property(prefix + "_iterations", res.iterations);
   if (requested) ctx.results.set_return_energy(scf.energy + res.energy);
-  std::optional<cc::PairEnergies> pairs;
-  std::optional<cc::SinglesDiagnostics> singles;
-  if (t && method == "ccsd") {
-    pairs = record_pair_energies(ctx, mo, *t, prefix);
-    singles = record_singles_diagnostics(ctx, *t, prefix);
-  }
   const std::string label = method_label(method);
+  const bool converged = res.converged && !res.stopped;
+  if (converged)
+    ctx.log.print("%s converged in %d iterations: correlation %.12f, total %.12f hartree\n", label.c_str(),
+                  res.iterations, res.energy, scf.energy + res.energy);
+  if (more) more(converged ? label : label + " (last iteration, not converged)");
   if (res.stopped) throw Interrupted(interrupted_message(ctx, method, res.iterations));
   if (!res.converged)
     throw ConvergenceError(label + " did not converge in " + std::to_string(res.iterations) +
                            " iterations (cc.max_iterations: " + std::to_string(max_iterations) + "; last energy " +
                            energy_text(scf.energy + res.energy) + ")");
-  ctx.log.print("%s converged in %d iterations: correlation %.12f, total %.12f hartree\n", label.c_str(),
-                res.iterations, res.energy, scf.energy + res.energy);
-  if (pairs) print_pair_energies(ctx, prefix, *pairs);
-  if (singles) print_singles_diagnostics(ctx, prefix, *singles);
 }
 
 // Bytes of local copies one rank may hold for (T): a quarter of the
@@ -229,15 +254,24 @@ void stage_correlated(RunContext& ctx, const input::Input& in, const chem::Basis
   // own list stays empty until its iterations start.)
   ctx.results.set_timing(method == "ccsdt" ? "ccsd_iterations" : "cc_iterations", ccsd.seconds);
   if (method == "ccsdt") ctx.results.set_timing("cc_iterations", std::vector<double>{});
-  // (A CCSDT restart that skips CCSD has not read CCSD's amplitudes.)
-  if (!stored_ccsdt || ckpt.stored("ccsd"))
-    report(ctx, scf, "ccsd", ccsd, method == "ccsd", in.cc.max_iterations, mo, stored_ccsdt ? nullptr : &t);
+  // CCSD's energy by pair spins and its diagnostics, unless a CCSDT restart
+  // skipped CCSD (and did not read its amplitudes).
+  auto ccsd_more = [&](const std::string& of) {
+    print_pair_energies(ctx, of, record_pair_energies(ctx, mo, t, "ccsd"));
+    print_singles_diagnostics(ctx, of, record_singles_diagnostics(ctx, t, "ccsd"));
+  };
+  if (!stored_ccsdt) {
+    report(ctx, scf, "ccsd", ccsd, method == "ccsd", in.cc.max_iterations, ccsd_more);
+    print_largest_amplitudes(ctx, "ccsd", t, space);  // converged, or report threw
+  } else if (ckpt.stored("ccsd")) {
+    report(ctx, scf, "ccsd", ccsd, false, in.cc.max_iterations);
+  }
   if (method != "ccsd") stop_after_method(ctx, "ccsd", ccsd.iterations);  // a safe point before (T) or CCSDT
   if (method == "ccsd(t)") run_triples(ctx, scf, mo, t, ccsd.energy);
   if (method == "ccsdt") {
     const cc::SolverResult res = run_ccsdt(ctx, in, ckpt, mo, t);
     ctx.results.set_timing("cc_iterations", res.seconds);
-    report(ctx, scf, "ccsdt", res, true, in.cc.max_iterations, mo);
+    report(ctx, scf, "ccsdt", res, true, in.cc.max_iterations);
   }
 }
 

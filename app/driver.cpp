@@ -111,18 +111,33 @@ std::string write_results(RunContext& ctx) {
 // Replaces a results file an earlier run left with one saying that this run
 // has not finished, so that a run killed before it writes its results (out
 // of time or memory, SIGKILL) leaves no earlier run's success behind.
+// The warnings so far are in it too, and it is written again (by rank 0, as
+// far as it can) after each warning, so that a run killed after a warning
+// that it might be (lack of memory) leaves that warning in its results.
 void write_unfinished(RunContext& ctx) {
   // Not into /dev/null or a pipe: its reader would get two documents.
   if (ctx.json_path.empty() || written_through(ctx.json_path)) return;
   char started[64];
   const std::time_t now = std::time(nullptr);
   std::strftime(started, sizeof started, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
-  Results unfinished = ctx.results;
-  unfinished.set_error("interrupted", std::string("the run started at ") + started +
-                                          " has not finished: it is still running, or was killed before it "
-                                          "could write its results");
+  const std::string message = std::string("the run started at ") + started +
+                              " has not finished: it is still running, or was killed before it could write its "
+                              "results";
+  auto unfinished = [&ctx, message] {
+    Results r = ctx.results;
+    r.set_extra("warnings", json::Value::array_of(ctx.log.warnings()));
+    r.set_error("interrupted", message);
+    return r.to_json().dump();
+  };
   agreed(ctx.comm, [&] {
-    if (ctx.comm.root()) write_file_atomically(ctx.json_path, unfinished.to_json().dump());
+    if (ctx.comm.root()) write_file_atomically(ctx.json_path, unfinished());
+  });
+  ctx.log.on_warning([&ctx, unfinished] {
+    try {
+      write_file_atomically(ctx.json_path, unfinished());
+    } catch (...) {
+      // The results file at the end reports a file that cannot be written.
+    }
   });
 }
 
@@ -169,6 +184,7 @@ int run(const par::Comm& comm, const CliOptions& options, StopRequest& stop) {
     if (comm.root()) std::fprintf(stderr, "cyclocc: error: %s\n", f.message.c_str());
     code = f.code;
   }
+  ctx.log.on_warning({});  // the results now replace the unfinished file
   print_footer(ctx, clock.seconds());
   const std::string problem = write_results(ctx);
   if (!problem.empty() && code == exit_code::kSuccess) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,7 +42,11 @@ class Log {
     std::fprintf(stdout, "warning: %s\n", text.c_str());
     std::fflush(stdout);
     warnings_.push_back(std::move(text));
+    if (on_warning_) on_warning_();
   }
+  // Called after each warning is kept (where the log prints: rank 0). It
+  // must not throw, and must not wait on the other ranks.
+  void on_warning(std::function<void()> f) { on_warning_ = std::move(f); }
   // The warnings printed so far, in order (rank 0; none on the others).
   const std::vector<std::string>& warnings() const { return warnings_; }
   void detail(const char* fmt, ...) const __attribute__((format(printf, 2, 3))) {
@@ -58,6 +63,7 @@ class Log {
   bool verbose_;
   // What was printed, like the stream itself: a const Log still prints.
   mutable std::vector<std::string> warnings_;
+  std::function<void()> on_warning_;
 };
 
 }  // namespace cyclocc::par

@@ -363,6 +363,16 @@ SpinTensor::SpinParts SpinTensor::dot_by_spin(const SpinTensor& o) const {
   return parts;
 }
 
+std::vector<SpinTensor::Element> SpinTensor::largest(int k) const {
+  std::vector<Element> all;
+  for (const std::string& key : computed_keys())
+    for (Tensor::Element& e : block(key).largest(k)) all.push_back({key, std::move(e.index), e.value});
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Element& x, const Element& y) { return std::abs(x.value) > std::abs(y.value); });
+  if (static_cast<int>(all.size()) > k) all.resize(std::max(k, 0));
+  return all;
+}
+
 void SpinTensor::each_block_dot(const std::vector<const SpinTensor*>& others,
                                 const std::function<void(const std::string&, std::size_t, double)>& add) const {
   // A flipped image has its partner's dot product (the flip permutes, with a

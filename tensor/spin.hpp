@@ -127,6 +127,15 @@ class SpinTensor {
     double mixed = 0;
   };
   SpinParts dot_by_spin(const SpinTensor& o) const;
+  // The k largest elements (Tensor::largest) over the blocks that are not
+  // filled from a flipped partner, each with its block's spins, by
+  // decreasing magnitude (collective).
+  struct Element {
+    std::string spins;
+    std::vector<int> index;
+    double value = 0;
+  };
+  std::vector<Element> largest(int k) const;
   double norm2() const;
   // Elements this rank stores for the tensor: every block, derived ones too
   // (they are allocated whether or not filled), and pending mirror halves.

@@ -432,6 +432,51 @@ void Tensor::import_slab(const std::vector<double>& slab) {
   }
 }
 
+namespace {
+// Element x comes before y in a list of the largest.
+bool comes_before(const Tensor::Element& x, const Tensor::Element& y) {
+  const double ax = std::abs(x.value), ay = std::abs(y.value);
+  return ax != ay ? ax > ay : x.index < y.index;
+}
+}  // namespace
+
+std::vector<Tensor::Element> Tensor::largest(int k) const {
+  const int n = order();
+  // This rank's k first, as a heap whose front is the last of them.
+  std::vector<Element> mine;
+  for_each([&](const int* idx, double v) {
+    Element e{std::vector<int>(idx, idx + n), v};
+    if (static_cast<int>(mine.size()) < k) {
+      mine.push_back(std::move(e));
+      std::push_heap(mine.begin(), mine.end(), comes_before);
+    } else if (k > 0 && comes_before(e, mine.front())) {
+      std::pop_heap(mine.begin(), mine.end(), comes_before);
+      mine.back() = std::move(e);
+      std::push_heap(mine.begin(), mine.end(), comes_before);
+    }
+  });
+  // Every rank's to every rank, as doubles (value, then the indices).
+  std::vector<double> packed;
+  for (const Element& e : mine) {
+    packed.push_back(e.value);
+    packed.insert(packed.end(), e.index.begin(), e.index.end());
+  }
+  const int P = ctx().nranks();
+  std::vector<std::int64_t> counts(P, static_cast<std::int64_t>(packed.size())), received;
+  std::vector<double> send;
+  for (int r = 0; r < P; ++r) send.insert(send.end(), packed.begin(), packed.end());
+  const auto all = ctx().comm().alltoallv(send, counts, received);
+  std::vector<Element> merged;
+  for (std::size_t at = 0; at < all.size(); at += n + 1) {
+    Element e{std::vector<int>(n), all[at]};
+    for (int p = 0; p < n; ++p) e.index[p] = static_cast<int>(all[at + 1 + p]);
+    merged.push_back(std::move(e));
+  }
+  std::sort(merged.begin(), merged.end(), comes_before);
+  if (static_cast<int>(merged.size()) > k) merged.resize(std::max(k, 0));
+  return merged;
+}
+
 std::vector<double> Tensor::gather_all() const {
   const auto slab = export_slab();
   const int P = ctx().nranks();

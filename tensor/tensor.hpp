@@ -138,6 +138,15 @@ class Tensor {
   // Every rank receives the whole packed array in canonical order (tests).
   std::vector<double> gather_all() const;
 
+  // The k stored (packed) elements of largest magnitude, or all if fewer,
+  // with their index tuples, by decreasing magnitude (equal ones by
+  // ascending index tuple); the same list on every rank (collective).
+  struct Element {
+    std::vector<int> index;
+    double value = 0;
+  };
+  std::vector<Element> largest(int k) const;
+
   // Index-string access for the expression layer: T["abij"]. Operands may be
   // const; only the left-hand side of =, += and -= is written.
   Indexed operator[](const std::string& labels);

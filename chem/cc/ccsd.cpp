@@ -50,14 +50,13 @@ double ccsd_energy(const MoIntegrals& mo, const Amplitudes& t) {
 }
 
 PairEnergies pair_energies(const MoIntegrals& mo, const Amplitudes& t) {
-  SpinTensor tau = SpinTensor::zeros_like(t.t2, "tau");
-  tau["abij"] = t.t2["abij"];
-  tau["abij"] += 0.5 * t.t1["ai"] * t.t1["bj"];  // P(ij) through tau's antisymmetry
-  SpinTensor v = SpinTensor::zeros_like(t.t2, "<ab||ij>");
-  v["abij"] = mo.oovv["ijab"];
+  // tau laid out as <ij||ab>, so that the energy is a dot product.
+  SpinTensor tau = SpinTensor::zeros_like(mo.oovv, "tau");
+  tau["ijab"] = t.t2["abij"];
+  tau["ijab"] += 0.5 * t.t1["ai"] * t.t1["bj"];  // P(ij) through tau's antisymmetry
   // The packed dot products count each unique pair once: 1/4 of the sum
   // over all spin orbitals.
-  const SpinTensor::SpinParts parts = v.dot_by_spin(tau);
+  const SpinTensor::SpinParts parts = mo.oovv.dot_by_spin(tau);
   return {parts.one_spin, parts.mixed};
 }
 

@@ -1,5 +1,6 @@
 // available_bytes() on fake /proc and /sys/fs/cgroup trees: MemAvailable,
-// and the room under cgroup v2 and v1 limits, a parent's limit included.
+// and the room under cgroup v2 and v1 limits, a parent's limit included;
+// the memory warnings' wording.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -7,7 +8,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include <string>
+#include <vector>
+
 #include "app/memory.hpp"
+#include "app/run_memory.hpp"
+#include "tests/app/world.hpp"
 
 using cyclocc::app::available_bytes;
 namespace fs = std::filesystem;
@@ -94,4 +100,22 @@ TEST_F(Memory, CgroupV1HierarchicalInactiveFileCache) {
   write("cgroup/memory/job/memory.stat", "cache 5\ninactive_file 1024\ntotal_inactive_file " +
                                              std::to_string(static_cast<long long>(1 * kGiB)) + "\n");
   EXPECT_DOUBLE_EQ(available(), 2 * kGiB);
+}
+
+// The memory warnings' one sentence (app/run_memory.hpp), printed and kept
+// for the results file's extras.warnings where the log prints (rank 0).
+TEST(MemoryWarning, OneLineKeptForTheResults) {
+  cyclocc::app::StopRequest stop;
+  const auto& comm = cyclocc::app_test::world();
+  cyclocc::app::RunContext ctx{comm, cyclocc::par::Log(comm.root(), false), stop,
+                               cyclocc::app::Results("test", comm.size()), false, {}, {}};
+  cyclocc::app::warn_short_of_memory(ctx, "the MO transform needs about", 1234.4, "per rank", 567.6,
+                                     " (the need per rank falls as 1/P with more nodes)");
+  cyclocc::app::warn_short_of_memory(ctx, "(T) needs about", 10, "more per rank", 5);
+  const std::vector<std::string> want{
+      "the MO transform needs about 1234 MB per rank, but a node has only 568 MB available for each of its ranks: "
+      "the run may be killed for lack of memory (the need per rank falls as 1/P with more nodes)",
+      "(T) needs about 10 MB more per rank, but a node has only 5 MB available for each of its ranks: the run may "
+      "be killed for lack of memory"};
+  EXPECT_EQ(ctx.log.warnings(), comm.root() ? want : std::vector<std::string>{});
 }

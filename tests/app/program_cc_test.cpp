@@ -4,7 +4,10 @@
 // regression/cases/*_pairs.psi4.dat (their RES lines "CC T1 DIAGNOSTIC" and
 // "CC D1 DIAGNOSTIC"; references_here.yaml has the pair energies).
 #include <cmath>
+#include <regex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/app/program_fixture.hpp"
 
@@ -59,11 +62,46 @@ TEST_F(CcReportTest, SinglesDiagnosticsAreThoseOfPsi4) {
   EXPECT_FALSE(uhf["ccsd_d1_diagnostic"].IsDefined());
   EXPECT_NE(log.find("CCSD T1 diagnostic 0.007750\n"), std::string::npos) << log;
 
+  // With the O 1s frozen: N = 8 correlated electrons.
+  const YAML::Node fc = ccsd("h2o_ccpvdz_rhf_fc1", "fc", nullptr)["extras"];
+  EXPECT_NEAR(number(fc["ccsd_t1_diagnostic"]), 0.005888954605, 1e-8);
+  EXPECT_NEAR(number(fc["ccsd_d1_diagnostic"]), 0.011132635715, 1e-8);
+
   // A closed shell has one T1 diagnostic, whichever the reference.
   const YAML::Node same = ccsd("h2o_ccpvdz_rhf", "uhf_water", nullptr, [](YAML::Node& in) {
     in["scf"]["reference"] = "uhf";
   })["extras"];
   EXPECT_NEAR(number(same["ccsd_t1_diagnostic"]), number(rhf["ccsd_t1_diagnostic"]), 1e-9);
+}
+
+// The log's largest amplitudes against Psi4's "Largest TIA Amplitudes" and
+// "Largest TIjAb Amplitudes" of the same run (its orbitals counted from 0
+// within the occupied and the virtual ones; the signs of t1 depend on the
+// orbitals' phases, so magnitudes are compared).
+TEST_F(CcReportTest, LargestAmplitudesAreThoseOfPsi4) {
+  std::string log;
+  ccsd("h2o_ccpvdz_rhf", "w", &log);
+  const std::regex row(R"(\n  (t[12]) +([0-9ab ]+?) -> ([0-9ab ]+?) +(-?[0-9.]+)(?=\n))");
+  std::vector<std::pair<std::string, double>> t1, t2;  // orbitals, amplitude
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), row); it != std::sregex_iterator(); ++it) {
+    auto& list = (*it)[1] == "t1" ? t1 : t2;
+    list.emplace_back((*it)[2].str() + " -> " + (*it)[3].str(), std::stod((*it)[4]));
+  }
+  const std::vector<std::pair<std::string, double>> psi4_t1{
+      {"4a -> 6a", 0.0073544958},  {"3a -> 18a", 0.0073218461}, {"3a -> 7a", 0.0059424683},
+      {"4a -> 19a", 0.0049900510}, {"3a -> 12a", 0.0045392597}, {"2a -> 10a", 0.0042412721},
+      {"2a -> 6a", 0.0039192966},  {"5a -> 15a", 0.0032768919}, {"5a -> 11a", 0.0030517942},
+      {"4a -> 9a", 0.0029505406}};
+  ASSERT_EQ(t1.size(), psi4_t1.size()) << log;
+  for (std::size_t n = 0; n < t1.size(); ++n) {
+    EXPECT_EQ(t1[n].first, psi4_t1[n].first) << n;
+    EXPECT_NEAR(std::abs(t1[n].second), psi4_t1[n].second, 2e-9) << n;
+  }
+  ASSERT_EQ(t2.size(), 10u) << log;
+  EXPECT_EQ(t2[0].first, "5a 5b -> 11a 11b");  // Psi4: 4 4 5 5 -0.0513864578
+  EXPECT_NEAR(t2[0].second, -0.0513864578, 2e-9);
+  EXPECT_EQ(t2[1].first, "3a 3b -> 8a 8b");  // 2 2 2 2 -0.0360969742
+  EXPECT_NEAR(t2[1].second, -0.0360969742, 2e-9);
 }
 
 }  // namespace

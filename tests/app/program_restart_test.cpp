@@ -203,10 +203,11 @@ TEST_F(RestartTest, AnotherFrozenCoreReusesTheScfAndStartsTheAmplitudesFresh) {
   r = cyclocc({frozen.string(), "--restart"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("SCF: reusing the orbitals of checkpoint"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("CCSD: not reusing the amplitudes of checkpoint " + path("w.h5").string() +
-                       " (frozen orbitals 0+0 in the checkpoint, 1+1 in this run); starting them fresh"),
-            std::string::npos)
-      << r.out;
+  const std::string fresh = "CCSD: not reusing the amplitudes of checkpoint " + path("w.h5").string() +
+                            " (frozen orbitals 0+0 in the checkpoint, 1+1 in this run); starting them fresh";
+  EXPECT_NE(r.out.find("warning: " + fresh + "\n"), std::string::npos) << r.out;
+  ASSERT_EQ(results("w.json")["extras"]["warnings"].size(), 1u);
+  EXPECT_EQ(results("w.json")["extras"]["warnings"][0].as<std::string>(), fresh);
   EXPECT_TRUE(results("w.json")["extras"]["scf_from_checkpoint"].as<bool>());
   const CcsdRun fc = ccsd_run("w.json");
   EXPECT_EQ(fc.iterations, fc.this_run);  // fresh
@@ -249,4 +250,20 @@ TEST_F(KillTest, SlowKillNineDuringWritesOfTheWaterDimer) {
   const CcsdRun restarted = restart(input, 2, stored);
   EXPECT_NEAR(restarted.energy, reference.energy, 1e-9);
   EXPECT_LT(restarted.this_run, reference.iterations);
+}
+
+// A run killed after a warning leaves the warning in its results file: the
+// file that says the run has not finished is written again after each one.
+TEST_F(KillTest, KilledRunLeavesItsWarningsInItsResults) {
+  const auto input = case_input("warned", "h2o_ccpvdz_rhf", tight);
+  BackgroundRun run({CYCLOCC_EXE, input.string(), "--restart"}, dir_, 2);  // no checkpoint yet: a warning
+  EXPECT_TRUE(run.wait_for([&] { return last_cc_iteration(run.out()) >= 2; })) << run.out() << run.err();
+  run.kill_all(SIGKILL);
+  EXPECT_EQ(run.wait(), 128 + SIGKILL) << "the run ended before the kill:\n" << run.out();
+  const YAML::Node j = results("warned.json");
+  EXPECT_FALSE(j["success"].as<bool>());
+  EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "interrupted");
+  ASSERT_EQ(j["extras"]["warnings"].size(), 1u);
+  EXPECT_EQ(j["extras"]["warnings"][0].as<std::string>(),
+            "--restart: no checkpoint " + path("warned.h5").string() + ", starting from the beginning");
 }

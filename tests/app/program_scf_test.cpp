@@ -162,6 +162,13 @@ TEST_F(ProgramTest, ResultsListTheLogsWarnings) {
   EXPECT_EQ(texts[1].rfind("--restart: no checkpoint ", 0), 0u) << texts[1];
   EXPECT_EQ(listed("two.json"), texts);
   EXPECT_FALSE(results("two.json")["success"].as<bool>());
+  // The unconverged CCSD's last amplitudes: their diagnostics and pair
+  // energies in the results and, said to be so, in the log.
+  EXPECT_NE(r.out.find("\nCCSD (last iteration, not converged) T1 diagnostic "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nCCSD (last iteration, not converged) correlation energy of same-spin pairs "),
+            std::string::npos) << r.out;
+  EXPECT_TRUE(results("two.json")["extras"]["ccsd_t1_diagnostic"].IsDefined());
+  EXPECT_TRUE(results("two.json")["properties"]["ccsd_same_spin_correlation_energy"].IsDefined());
 }
 
 // The orbital energies: every one in the results file (extras.scf_eigenvalues_a,

@@ -359,3 +359,62 @@ TEST(Spin, SpatialBlocksNameTheClosedShellBlocks) {
   SpinTensor U(ctx, dims(), t2.spaces, t2.sym, "U");
   EXPECT_THROW(spatial_block(U), std::invalid_argument);
 }
+
+namespace {
+// The k largest packed elements of t by a dense sort (ties by index tuple).
+std::vector<Tensor::Element> dense_largest(const Tensor& t, int k) {
+  const dense::Array a = dense::to_dense(t);
+  std::vector<Tensor::Element> all;
+  dense::for_all(t.shape().lens, [&](const std::vector<int>& x) {
+    if (is_packed(t.shape(), x.data())) all.push_back({x, a(x)});
+  });
+  std::sort(all.begin(), all.end(), [](const Tensor::Element& x, const Tensor::Element& y) {
+    return std::abs(x.value) != std::abs(y.value) ? std::abs(x.value) > std::abs(y.value) : x.index < y.index;
+  });
+  all.resize(std::min<std::size_t>(all.size(), k));
+  return all;
+}
+}  // namespace
+
+// Tensor::largest and SpinTensor::largest against a dense sort, with ties
+// (equal magnitudes of both signs) and k beyond the size; every rank gets
+// the same list.
+TEST(Spin, LargestElements) {
+  Context ctx(world());
+  for (const bool restricted : {false, true}) {
+    SpinTensor t(ctx, closed_dims(restricted), "vvoo", {A, N, A, N}, "T");
+    std::uint64_t seed = 5;
+    for (const auto& k : t.computed_keys()) t.write_block(k).fill_random(seed++);
+    Tensor& b = t.write_block(t.computed_keys().back());
+    b.transform([](const int* x, double& v) {
+      if (x[0] == 1 && x[2] == 0) v = (x[1] % 2 ? -1.0 : 1.0) * 7.0;  // ties above every random value
+    });
+    for (const auto& k : t.computed_keys()) {
+      for (int count : {1, 4, 9, 100000}) {
+        const auto got = t.block(k).largest(count);
+        const auto want = dense_largest(t.block(k), count);
+        ASSERT_EQ(got.size(), want.size()) << k << " " << count;
+        for (std::size_t n = 0; n < want.size(); ++n) {
+          EXPECT_EQ(got[n].index, want[n].index) << k << " " << n;
+          EXPECT_EQ(got[n].value, want[n].value) << k << " " << n;
+        }
+      }
+    }
+    // Over the computed blocks: their lists merged by magnitude.
+    std::vector<SpinTensor::Element> want;
+    for (const auto& k : t.computed_keys())
+      for (const auto& e : dense_largest(t.block(k), 6)) want.push_back({k, e.index, e.value});
+    std::stable_sort(want.begin(), want.end(), [](const auto& x, const auto& y) {
+      return std::abs(x.value) > std::abs(y.value);
+    });
+    want.resize(6);
+    const auto got = t.largest(6);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t n = 0; n < want.size(); ++n) {
+      EXPECT_EQ(got[n].spins, want[n].spins) << n;
+      EXPECT_EQ(got[n].index, want[n].index) << n;
+      EXPECT_EQ(got[n].value, want[n].value) << n;
+    }
+    EXPECT_EQ(std::abs(got[0].value), 7.0);
+  }
+}
