@@ -81,9 +81,9 @@ void print_singles_diagnostics(const RunContext& ctx, const std::string& of, con
 }
 
 // The largest amplitudes of one tensor (t1 or t2), one line each: the
-// occupied orbitals, then the virtual ones they are excited to, numbered as
-// in the SCF's list of orbital energies (from 1, per spin), a or b for
-// alpha or beta, and the amplitude.
+// occupied orbitals, then the virtual ones they are excited to, numbered
+// from 1 by energy per spin as in the SCF's list of orbital energies (frozen
+// ones included), a or b for alpha or beta, and the amplitude.
 void print_largest(const RunContext& ctx, const char* name, const tensor::SpinTensor& x,
                    const chem::ActiveSpace& space, int count) {
   const std::string& spaces = x.spaces();
@@ -102,8 +102,8 @@ void print_largest(const RunContext& ctx, const char* name, const tensor::SpinTe
 void print_largest_amplitudes(const RunContext& ctx, const std::string& prefix, const cc::Amplitudes& t,
                               const chem::ActiveSpace& space) {
   constexpr int kCount = 10;
-  ctx.log.print("%s largest amplitudes (occupied -> virtual orbitals, numbered as in the SCF's list; a alpha, b "
-                "beta):\n", method_label(prefix).c_str());
+  ctx.log.print("%s largest amplitudes (occupied -> virtual orbitals, numbered from 1 by energy as in the SCF's "
+                "list; a alpha, b beta):\n", method_label(prefix).c_str());
   print_largest(ctx, "t1", t.t1, space, kCount);
   print_largest(ctx, "t2", t.t2, space, kCount);
 }

@@ -120,10 +120,10 @@ void print_orbital_energies(const RunContext& ctx, const Eigen::VectorXd& eps, i
   auto row = [&](const char* label, int first, int last) {
     for (int k = first; k < last; k += 8) {
       std::string line = k == first ? label : "";
-      line.resize(11, ' ');
-      char value[16];
+      line.resize(10, ' ');
+      char value[24];
       for (int m = k; m < std::min(last, k + 8); ++m) {
-        std::snprintf(value, sizeof value, "%11.6f", eps(m));
+        std::snprintf(value, sizeof value, "%12.6f", eps(m));  // apart also below -100
         line += value;
       }
       ctx.log.print("%s\n", line.c_str());

@@ -127,9 +127,9 @@ class SpinTensor {
     double mixed = 0;
   };
   SpinParts dot_by_spin(const SpinTensor& o) const;
-  // The k largest elements (Tensor::largest) over the blocks that are not
-  // filled from a flipped partner, each with its block's spins, by
-  // decreasing magnitude (collective).
+  // The k largest elements (Tensor::largest) over the computed blocks (for
+  // restricted ones not those filled from others: T2's mixed-spin block
+  // only), each with its block's spins, by decreasing magnitude (collective).
   struct Element {
     std::string spins;
     std::vector<int> index;

@@ -442,19 +442,24 @@ bool comes_before(const Tensor::Element& x, const Tensor::Element& y) {
 
 std::vector<Tensor::Element> Tensor::largest(int k) const {
   const int n = order();
-  // This rank's k first, as a heap whose front is the last of them.
+  // This rank's k first, as a heap whose front is the last of them; a
+  // replicated tensor's elements from their first copy only.
   std::vector<Element> mine;
-  for_each([&](const int* idx, double v) {
-    Element e{std::vector<int>(idx, idx + n), v};
-    if (static_cast<int>(mine.size()) < k) {
-      mine.push_back(std::move(e));
-      std::push_heap(mine.begin(), mine.end(), comes_before);
-    } else if (k > 0 && comes_before(e, mine.front())) {
-      std::pop_heap(mine.begin(), mine.end(), comes_before);
-      mine.back() = std::move(e);
-      std::push_heap(mine.begin(), mine.end(), comes_before);
-    }
-  });
+  if (layout_->first_replica() && k > 0) {
+    for_each([&](const int* idx, double v) {
+      const bool full = static_cast<int>(mine.size()) == k;
+      if (full && std::abs(v) < std::abs(mine.front().value)) return;  // (the common case: no tuple built)
+      Element e{std::vector<int>(idx, idx + n), v};
+      if (!full) {
+        mine.push_back(std::move(e));
+        std::push_heap(mine.begin(), mine.end(), comes_before);
+      } else if (comes_before(e, mine.front())) {
+        std::pop_heap(mine.begin(), mine.end(), comes_before);
+        mine.back() = std::move(e);
+        std::push_heap(mine.begin(), mine.end(), comes_before);
+      }
+    });
+  }
   // Every rank's to every rank, as doubles (value, then the indices).
   std::vector<double> packed;
   for (const Element& e : mine) {

@@ -78,15 +78,23 @@ TEST_F(CcReportTest, SinglesDiagnosticsAreThoseOfPsi4) {
 // "Largest TIjAb Amplitudes" of the same run (its orbitals counted from 0
 // within the occupied and the virtual ones; the signs of t1 depend on the
 // orbitals' phases, so magnitudes are compared).
-TEST_F(CcReportTest, LargestAmplitudesAreThoseOfPsi4) {
-  std::string log;
-  ccsd("h2o_ccpvdz_rhf", "w", &log);
+using Listed = std::vector<std::pair<std::string, double>>;  // orbitals, amplitude
+
+// The log's t1 and t2 lines of the largest amplitudes.
+std::pair<Listed, Listed> largest_amplitudes(const std::string& log) {
   const std::regex row(R"(\n  (t[12]) +([0-9ab ]+?) -> ([0-9ab ]+?) +(-?[0-9.]+)(?=\n))");
-  std::vector<std::pair<std::string, double>> t1, t2;  // orbitals, amplitude
+  Listed t1, t2;
   for (auto it = std::sregex_iterator(log.begin(), log.end(), row); it != std::sregex_iterator(); ++it) {
     auto& list = (*it)[1] == "t1" ? t1 : t2;
     list.emplace_back((*it)[2].str() + " -> " + (*it)[3].str(), std::stod((*it)[4]));
   }
+  return {t1, t2};
+}
+
+TEST_F(CcReportTest, LargestAmplitudesAreThoseOfPsi4) {
+  std::string log;
+  ccsd("h2o_ccpvdz_rhf", "w", &log);
+  const auto [t1, t2] = largest_amplitudes(log);
   const std::vector<std::pair<std::string, double>> psi4_t1{
       {"4a -> 6a", 0.0073544958},  {"3a -> 18a", 0.0073218461}, {"3a -> 7a", 0.0059424683},
       {"4a -> 19a", 0.0049900510}, {"3a -> 12a", 0.0045392597}, {"2a -> 10a", 0.0042412721},
@@ -97,11 +105,32 @@ TEST_F(CcReportTest, LargestAmplitudesAreThoseOfPsi4) {
     EXPECT_EQ(t1[n].first, psi4_t1[n].first) << n;
     EXPECT_NEAR(std::abs(t1[n].second), psi4_t1[n].second, 2e-9) << n;
   }
+  // The alpha-beta t2 (Psi4's TIjAb); the tied pairs t_ij^ab = t_ji^ba have one magnitude.
+  const double psi4_t2[] = {0.0513864578, 0.0360969742, 0.0353831606, 0.0292724507, 0.0285964900,
+                            0.0285964900, 0.0283598381, 0.0256324865, 0.0227836832, 0.0227836832};
   ASSERT_EQ(t2.size(), 10u) << log;
+  for (std::size_t n = 0; n < t2.size(); ++n) EXPECT_NEAR(std::abs(t2[n].second), psi4_t2[n], 2e-9) << n;
   EXPECT_EQ(t2[0].first, "5a 5b -> 11a 11b");  // Psi4: 4 4 5 5 -0.0513864578
   EXPECT_NEAR(t2[0].second, -0.0513864578, 2e-9);
   EXPECT_EQ(t2[1].first, "3a 3b -> 8a 8b");  // 2 2 2 2 -0.0360969742
   EXPECT_NEAR(t2[1].second, -0.0360969742, 2e-9);
+
+  // Frozen O 1s: the orbitals keep their numbers (Psi4: 3 3 5 5 -0.0514057206).
+  ccsd("h2o_ccpvdz_rhf_fc1", "fc", &log);
+  const auto fc = largest_amplitudes(log).second;
+  ASSERT_FALSE(fc.empty()) << log;
+  EXPECT_EQ(fc[0].first, "5a 5b -> 11a 11b");
+  EXPECT_NEAR(fc[0].second, -0.0514057206, 2e-9);
+
+  // UHF CH2 (5 alpha, 3 beta occupied): the largest t2 of all spin cases is
+  // Psi4's TIjAb 2 2 2 4 -0.0363640941; its sign depends on four orbitals' phases.
+  ccsd("ch2_triplet_ccpvdz_uhf", "uhf", &log);
+  const auto [u1, u2] = largest_amplitudes(log);
+  ASSERT_FALSE(u1.empty() || u2.empty()) << log;
+  EXPECT_EQ(u2[0].first, "3a 3b -> 8a 8b");
+  EXPECT_NEAR(std::abs(u2[0].second), 0.0363640941, 2e-9);
+  EXPECT_EQ(u1[0].first, "2b -> 4b");  // Psi4's Tia 1 0 0.0156027144 (the largest of TIA and Tia)
+  EXPECT_NEAR(std::abs(u1[0].second), 0.0156027144, 2e-9);
 }
 
 }  // namespace

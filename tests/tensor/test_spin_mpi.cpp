@@ -417,4 +417,14 @@ TEST(Spin, LargestElements) {
     }
     EXPECT_EQ(std::abs(got[0].value), 7.0);
   }
+  // Small tensors are held whole on several ranks: each element is listed once.
+  for (const auto& lens : std::vector<std::vector<int>>{{1, 1}, {1, 2}, {2, 1}, {0, 3}}) {
+    Tensor small(ctx, Shape(lens, {N, N}), "small");
+    small.fill_random(9);
+    const auto got = small.largest(5);
+    const auto want = dense_largest(small, 5);
+    ASSERT_EQ(got.size(), want.size()) << lens[0] << "x" << lens[1];
+    for (std::size_t n = 0; n < want.size(); ++n) EXPECT_EQ(got[n].index, want[n].index);
+    EXPECT_TRUE(small.largest(0).empty());
+  }
 }
