@@ -1,8 +1,10 @@
 // What a CCSD run reports besides its energies: the correlation energies by
-// the spins of the electron pairs and the singles diagnostics, in the log
-// and the results file. Reference values: Psi4 1.3.2 with the inputs
-// regression/cases/*_pairs.psi4.dat (their RES lines "CC T1 DIAGNOSTIC" and
-// "CC D1 DIAGNOSTIC"; references_here.yaml has the pair energies).
+// the spins of the electron pairs, the singles diagnostics (in the log and
+// the results file) and the largest amplitudes (in the log). Reference
+// values: Psi4 1.3.2 with the inputs regression/cases/*_pairs.psi4.dat
+// (their RES lines "CC T1 DIAGNOSTIC" and "CC D1 DIAGNOSTIC", and the
+// Largest TIA/TIjAb lists of their output; references_here.yaml has the pair
+// energies).
 #include <cmath>
 #include <regex>
 #include <string>
