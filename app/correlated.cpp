@@ -2,10 +2,12 @@
 // (DESIGN.md §1), with checkpoints and restart of the CC iterations
 // (app/cc_checkpoint.hpp).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "app/cc_checkpoint.hpp"
@@ -87,7 +89,16 @@ void print_singles_diagnostics(const RunContext& ctx, const std::string& of, con
 void print_largest(const RunContext& ctx, const char* name, const tensor::SpinTensor& x,
                    const chem::ActiveSpace& space, int count) {
   const std::string& spaces = x.spaces();
-  for (const tensor::SpinTensor::Element& e : x.largest(count)) {
+  // Amplitudes equal but for rounding (t_ij^ab and t_ji^ba of RHF) by their
+  // indices, as exactly equal ones are, so that the list does not follow
+  // rounding (which differs between rank counts).
+  auto list = x.largest(count + 2);
+  auto key = [](const tensor::SpinTensor::Element& e) {
+    return std::make_tuple(-std::llround(std::abs(e.value) * 1e12), e.spins, e.index);
+  };
+  std::stable_sort(list.begin(), list.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  list.resize(std::min<std::size_t>(list.size(), count));
+  for (const tensor::SpinTensor::Element& e : list) {
     std::string occupied, virtuals;
     for (std::size_t p = 0; p < spaces.size(); ++p) {
       const int s = e.spins[p] == 'a' ? 0 : 1;

@@ -261,6 +261,21 @@ void log_balance(const par::Comm& comm, const par::Log& log, const FockBuilder& 
                  static_cast<long long>(res.fock_cost_per_rank[r]));
 }
 
+// Each orbital's sign fixed: its largest coefficient positive (of nearly
+// equal ones, the first), so that the orbitals, and the signs of the
+// amplitudes printed from them, do not follow the eigensolver's choice,
+// which can differ between rank counts. (Orbitals of one degenerate set
+// can still be rotated among themselves.)
+Eigen::MatrixXd with_fixed_phases(Eigen::MatrixXd C) {
+  for (Eigen::Index j = 0; j < C.cols(); ++j) {
+    const double big = C.col(j).cwiseAbs().maxCoeff();
+    Eigen::Index at = 0;
+    while (at + 1 < C.rows() && std::abs(C(at, j)) < big * (1 - 1e-8)) ++at;
+    if (C(at, j) < 0) C.col(j) *= -1;
+  }
+  return C;
+}
+
 ScfResult make_result(const Setup& su, const Step& last) {
   ScfResult res;
   res.reference = su.uhf ? "uhf" : "rhf";
@@ -272,9 +287,9 @@ ScfResult make_result(const Setup& su, const Step& last) {
   res.n_beta = su.n_beta;
   const Orbitals& a = last.orbitals[0];
   const Orbitals& b = last.orbitals[su.uhf ? 1 : 0];
-  res.C_alpha = a.C;
+  res.C_alpha = with_fixed_phases(a.C);
   res.eps_alpha = a.eps;
-  res.C_beta = b.C;
+  res.C_beta = with_fixed_phases(b.C);
   res.eps_beta = b.eps;
   res.occ_alpha = Eigen::VectorXd::Zero(su.nmo);
   res.occ_beta = Eigen::VectorXd::Zero(su.nmo);
