@@ -433,6 +433,16 @@ void Tensor::import_slab(const std::vector<double>& slab) {
 }
 
 namespace {
+// Every rank's `mine`, concatenated in rank order, on every rank.
+std::vector<double> from_every_rank(const Context& ctx, const std::vector<double>& mine) {
+  const int P = ctx.nranks();
+  std::vector<std::int64_t> counts(P, static_cast<std::int64_t>(mine.size())), received;
+  std::vector<double> send;
+  for (int r = 0; r < P; ++r) send.insert(send.end(), mine.begin(), mine.end());
+  const auto all = ctx.comm().alltoallv(send, counts, received);
+  return std::vector<double>(all.begin(), all.end());
+}
+
 // Element x comes before y in a list of the largest.
 bool comes_before(const Tensor::Element& x, const Tensor::Element& y) {
   const double ax = std::abs(x.value), ay = std::abs(y.value);
@@ -466,11 +476,7 @@ std::vector<Tensor::Element> Tensor::largest(int k) const {
     packed.push_back(e.value);
     packed.insert(packed.end(), e.index.begin(), e.index.end());
   }
-  const int P = ctx().nranks();
-  std::vector<std::int64_t> counts(P, static_cast<std::int64_t>(packed.size())), received;
-  std::vector<double> send;
-  for (int r = 0; r < P; ++r) send.insert(send.end(), packed.begin(), packed.end());
-  const auto all = ctx().comm().alltoallv(send, counts, received);
+  const std::vector<double> all = from_every_rank(ctx(), packed);
   std::vector<Element> merged;
   for (std::size_t at = 0; at < all.size(); at += n + 1) {
     Element e{std::vector<int>(n), all[at]};
@@ -482,15 +488,7 @@ std::vector<Tensor::Element> Tensor::largest(int k) const {
   return merged;
 }
 
-std::vector<double> Tensor::gather_all() const {
-  const auto slab = export_slab();
-  const int P = ctx().nranks();
-  std::vector<std::int64_t> counts(P, static_cast<std::int64_t>(slab.size())), rc;
-  std::vector<double> send;
-  for (int r = 0; r < P; ++r) send.insert(send.end(), slab.begin(), slab.end());
-  const auto all = ctx().comm().alltoallv(send, counts, rc);
-  return std::vector<double>(all.begin(), all.end());
-}
+std::vector<double> Tensor::gather_all() const { return from_every_rank(ctx(), export_slab()); }
 
 }  // namespace cyclocc::tensor
 

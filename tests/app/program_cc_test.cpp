@@ -21,13 +21,7 @@ class CcReportTest : public ProgramTest {
   // A regression case's input with cc.method ccsd (and `edit`): its results.
   YAML::Node ccsd(const std::string& regression_case, const std::string& name, std::string* log = nullptr,
                   const std::function<void(YAML::Node&)>& edit = [](YAML::Node&) {}) {
-    YAML::Node in = YAML::LoadFile(std::string(CYCLOCC_SOURCE_DIR) + "/regression/cases/" + regression_case + ".yaml");
-    in["cc"]["method"] = "ccsd";
-    edit(in);
-    YAML::Emitter out;
-    out << in;
-    write_text(path(name + ".yaml"), std::string(out.c_str()) + "\n");
-    const auto r = cyclocc({path(name + ".yaml").string()});
+    const auto r = cyclocc({case_input(name, regression_case, edit).string()});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     if (log) *log = r.out;
     return results(name + ".json");
@@ -142,12 +136,7 @@ TEST_F(CcReportTest, LargestAmplitudesAreThoseOfPsi4) {
 TEST_F(CcReportTest, LargestAmplitudesDoNotDependOnTheRankCount) {
   auto listed = [&](const std::string& regression_case, int ranks) {
     const std::string name = regression_case + "_" + std::to_string(ranks);
-    YAML::Node in = YAML::LoadFile(std::string(CYCLOCC_SOURCE_DIR) + "/regression/cases/" + regression_case + ".yaml");
-    in["cc"]["method"] = "ccsd";
-    YAML::Emitter out;
-    out << in;
-    write_text(path(name + ".yaml"), std::string(out.c_str()) + "\n");
-    const auto r = cyclocc({path(name + ".yaml").string()}, ranks);
+    const auto r = cyclocc({case_input(name, regression_case).string()}, ranks);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     const auto from = r.out.find("CCSD largest amplitudes");
     return from == std::string::npos ? std::string() : r.out.substr(from, r.out.find("\n\n", from) - from);

@@ -53,6 +53,19 @@ class ProgramTest : public ::testing::Test {
     return path;
   }
 
+  // NAME.yaml from regression/cases/CASE.yaml with cc.method ccsd, then `edit`.
+  fs::path case_input(const std::string& name, const std::string& case_id,
+                      const std::function<void(YAML::Node&)>& edit = [](YAML::Node&) {}) const {
+    YAML::Node in = YAML::LoadFile(std::string(CYCLOCC_SOURCE_DIR) + "/regression/cases/" + case_id + ".yaml");
+    in["cc"]["method"] = "ccsd";
+    edit(in);
+    YAML::Emitter out;
+    out << in;
+    const fs::path file = dir_ / (name + ".yaml");
+    write_text(file, std::string(out.c_str()) + "\n");
+    return file;
+  }
+
   ProgramRun cyclocc(std::vector<std::string> args, int ranks = 0) const {
     args.insert(args.begin(), CYCLOCC_EXE);
     return run_program(args, dir_, ranks);

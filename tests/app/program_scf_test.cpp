@@ -196,13 +196,8 @@ TEST_F(ProgramTest, OrbitalEnergiesAreThoseOfPsi4) {
   EXPECT_NE(rhf.out.find("           ... 3 more, up to 4.147110\n  HOMO -0.493121, LUMO 0.185474, gap 0.678595\n"),
             std::string::npos) << rhf.out;
 
-  const auto uhf_input = path("uhf.yaml");
-  YAML::Node in = YAML::LoadFile(std::string(CYCLOCC_SOURCE_DIR) + "/regression/cases/ch2_triplet_ccpvdz_uhf.yaml");
-  in["cc"]["method"] = "none";
-  YAML::Emitter out;
-  out << in;
-  write_text(uhf_input, std::string(out.c_str()) + "\n");
-  const auto uhf = cyclocc({uhf_input.string()});
+  const auto uhf = cyclocc(
+      {case_input("uhf", "ch2_triplet_ccpvdz_uhf", [](YAML::Node& in) { in["cc"]["method"] = "none"; }).string()});
   ASSERT_EQ(uhf.exit_code, 0) << uhf.err;
   const auto u = results("uhf.json")["extras"];
   const auto a = u["scf_eigenvalues_a"].as<std::vector<double>>();

@@ -15,19 +15,6 @@ namespace cyclocc::app_test {
 
 class RestartTest : public ProgramTest {
  protected:
-  // NAME.yaml from regression/cases/CASE.yaml with cc.method ccsd, then `edit`.
-  fs::path case_input(const std::string& name, const std::string& case_id,
-                      const std::function<void(YAML::Node&)>& edit = [](YAML::Node&) {}) const {
-    YAML::Node in = YAML::LoadFile(std::string(CYCLOCC_SOURCE_DIR) + "/regression/cases/" + case_id + ".yaml");
-    in["cc"]["method"] = "ccsd";
-    edit(in);
-    YAML::Emitter out;
-    out << in;
-    const fs::path file = dir_ / (name + ".yaml");
-    write_text(file, std::string(out.c_str()) + "\n");
-    return file;
-  }
-
   // Attribute `name` of group `group` of a checkpoint (read with serial HDF5).
   static double attribute(const fs::path& file, const char* group, const char* name) {
     double v = std::nan("");
