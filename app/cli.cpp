@@ -56,6 +56,20 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   return cl;
 }
 
+CliOptions options_named(const std::vector<std::string>& args) {
+  CliOptions named;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    auto [flag, value] = split_flag(args[i]);
+    if (flag == "--json" || flag == "--checkpoint") {
+      if (!value && i + 1 < args.size()) value = args[++i];
+      if (value && !value->empty()) (flag == "--json" ? named.json : named.checkpoint) = *value;
+    } else if (named.input.empty() && !flag.empty() && flag[0] != '-') {
+      named.input = args[i];
+    }
+  }
+  return named;
+}
+
 std::string usage_text() {
   return R"(usage: cyclocc INPUT.yaml [--json FILE] [--checkpoint FILE] [--restart] [-v]
        cyclocc --version | --help

@@ -35,6 +35,11 @@ class CliError : public std::runtime_error {
 // next argument or after '=' (--json=out.json). Throws CliError.
 CommandLine parse_command_line(const std::vector<std::string>& args);
 
+// The files a command line that does not parse still names, read without
+// judging it (unknown flags skipped): --json, --checkpoint and the first
+// argument that is not a flag. Where the failure's results file goes.
+CliOptions options_named(const std::vector<std::string>& args);
+
 // The --help text.
 std::string usage_text();
 

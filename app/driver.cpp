@@ -196,4 +196,18 @@ int run(const par::Comm& comm, const CliOptions& options, StopRequest& stop) {
   return code;
 }
 
+void report_command_line_failure(const par::Comm& comm, const CliOptions& named, const std::string& type,
+                                 const std::string& message) {
+  if (!comm.root() || !named.json) return;
+  try {
+    const std::string path = results_path_before_input(named);
+    if (path.empty()) return;
+    Results results(CYCLOCC_VERSION, comm.size());
+    results.set_error(type, message);
+    write_file_atomically(path, results.to_json().dump());
+  } catch (...) {
+    // The command line's error is the one line this run prints.
+  }
+}
+
 }  // namespace cyclocc::app

@@ -43,9 +43,11 @@ int dispatch(const cyclocc::par::Comm& world, const std::vector<std::string>& ar
     StopRequest stop;
     return run(world, cl.options, stop);
   } catch (...) {
-    // The command line is the same on every rank, so every rank gets here.
+    // Only the command line throws here (run() never does); it is the same
+    // on every rank, so every rank gets here.
     const Failure f = classify_current_exception();
     if (world.root()) std::fprintf(stderr, "cyclocc: error: %s\n", f.message.c_str());
+    report_command_line_failure(world, options_named(args), f.type, f.message);
     return f.code;
   }
 }

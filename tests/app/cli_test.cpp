@@ -56,3 +56,17 @@ TEST(CommandLine, ErrorsAreOneLine) {
     EXPECT_NE(std::string(e.what()).find("--frobnicate"), std::string::npos);
   }
 }
+
+TEST(CommandLine, OptionsNamedByALineThatDoesNotParse) {
+  auto named = options_named({"w.yaml", "--frobnicate", "--json", "out.json", "--checkpoint=c.h5", "x.yaml"});
+  EXPECT_EQ(named.input, "w.yaml");  // the first argument that is not a flag
+  EXPECT_EQ(named.json.value_or(""), "out.json");
+  EXPECT_EQ(named.checkpoint.value_or(""), "c.h5");
+  named = options_named({"--json=r.json", "--restart=yes", "w.yaml"});
+  EXPECT_EQ(named.input, "w.yaml");
+  EXPECT_EQ(named.json.value_or(""), "r.json");
+  // A flag without its value names nothing.
+  EXPECT_FALSE(options_named({"w.yaml", "--json"}).json.has_value());
+  EXPECT_FALSE(options_named({"w.yaml", "--json="}).json.has_value());
+  EXPECT_TRUE(options_named({}).input.empty());
+}

@@ -31,6 +31,35 @@ TEST_F(ProgramTest, UnknownFlagIsExit2WithOneLine) {
   expect_one_error_line(r, {"no input file"});
 }
 
+TEST_F(ProgramTest, CommandLineErrorGetsTheResultsFileJsonNames) {
+  const auto input = water_input("cl");
+  const std::string before = read_text(input);
+  for (int ranks : {0, 2}) {
+    // --json after the bad flag, and as --json=FILE.
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{input.string(), "--frobnicate", "--json", "flag.json"},
+          std::vector<std::string>{"--json=flag.json", input.string(), "--restart=yes"}}) {
+      fs::remove(path("flag.json"));
+      const auto r = cyclocc(args, ranks);
+      EXPECT_EQ(r.exit_code, 2);
+      const std::string bad = args[1] == "--frobnicate" ? "--frobnicate" : "--restart=yes";
+      expect_one_error_line(r, {bad});
+      const auto j = results("flag.json");
+      EXPECT_FALSE(j["success"].as<bool>());
+      EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "input_error");
+      EXPECT_NE(j["error"]["error_message"].as<std::string>().find(bad), std::string::npos);
+      EXPECT_EQ(j["provenance"]["ranks"].as<int>(), ranks == 0 ? 1 : ranks);
+      EXPECT_FALSE(fs::exists(path("cl.json")));
+      EXPECT_FALSE(fs::exists(path("cl.h5")));
+    }
+    // Never over the input file, nor with more than the one error line.
+    const auto r = cyclocc({input.string(), "--frobnicate", "--json", input.string()}, ranks);
+    EXPECT_EQ(r.exit_code, 2);
+    expect_one_error_line(r, {"--frobnicate"});
+    EXPECT_EQ(read_text(input), before);
+  }
+}
+
 TEST_F(ProgramTest, HelpAndVersionExit0) {
   auto r = cyclocc({"--help"});
   EXPECT_EQ(r.exit_code, 0);
