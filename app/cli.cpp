@@ -56,15 +56,15 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   return cl;
 }
 
-CliOptions options_named(const std::vector<std::string>& args) {
-  CliOptions named;
+NamedFiles files_named(const std::vector<std::string>& args) {
+  NamedFiles named;
   for (std::size_t i = 0; i < args.size(); ++i) {
     auto [flag, value] = split_flag(args[i]);
     if (flag == "--json" || flag == "--checkpoint") {
-      if (!value && i + 1 < args.size()) value = args[++i];
-      if (value && !value->empty()) (flag == "--json" ? named.json : named.checkpoint) = *value;
-    } else if (named.input.empty() && !flag.empty() && flag[0] != '-') {
-      named.input = args[i];
+      if (!value && i + 1 < args.size() && args[i + 1].rfind('-', 0) != 0) value = args[++i];
+      if (value && !value->empty() && value->front() != '-') (flag == "--json" ? named.json : named.checkpoint) = *value;
+    } else if (!flag.empty() && flag[0] != '-') {
+      named.words.push_back(args[i]);
     }
   }
   return named;

@@ -36,9 +36,15 @@ class CliError : public std::runtime_error {
 CommandLine parse_command_line(const std::vector<std::string>& args);
 
 // The files a command line that does not parse still names, read without
-// judging it (unknown flags skipped): --json, --checkpoint and the first
-// argument that is not a flag. Where the failure's results file goes.
-CliOptions options_named(const std::vector<std::string>& args);
+// judging it: --json and --checkpoint (a value that is missing or starts
+// with '-' names none), and every other argument that is not a flag, any of
+// which may be the input (an unknown flag's value too). Where the failure's
+// results file may go.
+struct NamedFiles {
+  std::optional<std::string> json, checkpoint;
+  std::vector<std::string> words;
+};
+NamedFiles files_named(const std::vector<std::string>& args);
 
 // The --help text.
 std::string usage_text();

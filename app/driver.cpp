@@ -196,15 +196,19 @@ int run(const par::Comm& comm, const CliOptions& options, StopRequest& stop) {
   return code;
 }
 
-void report_command_line_failure(const par::Comm& comm, const CliOptions& named, const std::string& type,
+void report_command_line_failure(const par::Comm& comm, const NamedFiles& named, const std::string& type,
                                  const std::string& message) {
   if (!comm.root() || !named.json) return;
   try {
-    const std::string path = results_path_before_input(named);
-    if (path.empty()) return;
+    // Each word may be the input: the file must be safe for every one.
+    std::vector<std::string> inputs = named.words;
+    if (inputs.empty()) inputs.emplace_back();
+    for (const std::string& input : inputs)
+      if (results_path_before_input(CliOptions{input, named.json, named.checkpoint}) != *named.json) return;
     Results results(CYCLOCC_VERSION, comm.size());
+    results.set_extra("warnings", json::Value::array_of(std::vector<std::string>{}));
     results.set_error(type, message);
-    write_file_atomically(path, results.to_json().dump());
+    write_file_atomically(*named.json, results.to_json().dump());
   } catch (...) {
     // The command line's error is the one line this run prints.
   }

@@ -13,10 +13,11 @@ namespace cyclocc::app {
 int run(const par::Comm& comm, const CliOptions& options, StopRequest& stop);
 
 // A command line that does not parse (exit 2) still gets a results file with
-// its error where --json names one (`named`: options_named), as an input
-// file that cannot be read does; never over the input, its checkpoint or a
-// file it reads. Rank 0 writes it, as far as it can; nothing collective.
-void report_command_line_failure(const par::Comm& comm, const CliOptions& named, const std::string& type,
+// its error where --json names one (`named`: files_named), as an input file
+// that cannot be read does; never over any file the line names, nor over
+// the checkpoint or a file read by any input it names. Rank 0 writes it, as
+// far as it can; nothing collective.
+void report_command_line_failure(const par::Comm& comm, const NamedFiles& named, const std::string& type,
                                  const std::string& message);
 
 }  // namespace cyclocc::app

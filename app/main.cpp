@@ -47,7 +47,11 @@ int dispatch(const cyclocc::par::Comm& world, const std::vector<std::string>& ar
     // on every rank, so every rank gets here.
     const Failure f = classify_current_exception();
     if (world.root()) std::fprintf(stderr, "cyclocc: error: %s\n", f.message.c_str());
-    report_command_line_failure(world, options_named(args), f.type, f.message);
+    try {
+      report_command_line_failure(world, files_named(args), f.type, f.message);
+    } catch (...) {
+      // (out of memory reading the line: the error above stands alone)
+    }
     return f.code;
   }
 }

@@ -57,16 +57,20 @@ TEST(CommandLine, ErrorsAreOneLine) {
   }
 }
 
-TEST(CommandLine, OptionsNamedByALineThatDoesNotParse) {
-  auto named = options_named({"w.yaml", "--frobnicate", "--json", "out.json", "--checkpoint=c.h5", "x.yaml"});
-  EXPECT_EQ(named.input, "w.yaml");  // the first argument that is not a flag
+TEST(CommandLine, FilesNamedByALineThatDoesNotParse) {
+  auto named = files_named({"w.yaml", "--frobnicate", "--json", "out.json", "--checkpoint=c.h5", "x.yaml"});
+  EXPECT_EQ(named.words, (std::vector<std::string>{"w.yaml", "x.yaml"}));  // either may be the input
   EXPECT_EQ(named.json.value_or(""), "out.json");
   EXPECT_EQ(named.checkpoint.value_or(""), "c.h5");
-  named = options_named({"--json=r.json", "--restart=yes", "w.yaml"});
-  EXPECT_EQ(named.input, "w.yaml");
+  named = files_named({"--json=r.json", "--threads", "4", "w.yaml"});
+  EXPECT_EQ(named.words, (std::vector<std::string>{"4", "w.yaml"}));  // an unknown flag's value too
   EXPECT_EQ(named.json.value_or(""), "r.json");
-  // A flag without its value names nothing.
-  EXPECT_FALSE(options_named({"w.yaml", "--json"}).json.has_value());
-  EXPECT_FALSE(options_named({"w.yaml", "--json="}).json.has_value());
-  EXPECT_TRUE(options_named({}).input.empty());
+  // A flag without its value, or with a flag for one, names nothing.
+  EXPECT_FALSE(files_named({"w.yaml", "--json"}).json.has_value());
+  EXPECT_FALSE(files_named({"w.yaml", "--json="}).json.has_value());
+  named = files_named({"w.yaml", "--json", "--verbose"});
+  EXPECT_FALSE(named.json.has_value());
+  EXPECT_EQ(named.words, (std::vector<std::string>{"w.yaml"}));
+  EXPECT_FALSE(files_named({"--json=-v", "w.yaml"}).json.has_value());
+  EXPECT_TRUE(files_named({}).words.empty());
 }

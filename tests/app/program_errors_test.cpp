@@ -49,14 +49,26 @@ TEST_F(ProgramTest, CommandLineErrorGetsTheResultsFileJsonNames) {
       EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "input_error");
       EXPECT_NE(j["error"]["error_message"].as<std::string>().find(bad), std::string::npos);
       EXPECT_EQ(j["provenance"]["ranks"].as<int>(), ranks == 0 ? 1 : ranks);
+      EXPECT_EQ(j["extras"]["warnings"].size(), 0u);
       EXPECT_FALSE(fs::exists(path("cl.json")));
       EXPECT_FALSE(fs::exists(path("cl.h5")));
     }
-    // Never over the input file, nor with more than the one error line.
-    const auto r = cyclocc({input.string(), "--frobnicate", "--json", input.string()}, ranks);
+    // Never over a file the line names that may be the input (also after an
+    // unknown flag's value, or as a second input), nor over the checkpoint;
+    // one error line each.
+    const std::string in = input.string();
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{in, "--frobnicate", "--json", in},
+          std::vector<std::string>{"--threads", "4", in, "--json", in},
+          std::vector<std::string>{"other.yaml", in, "--json", in}}) {
+      const auto r = cyclocc(args, ranks);
+      EXPECT_EQ(r.exit_code, 2);
+      EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+      EXPECT_EQ(read_text(input), before) << ::testing::PrintToString(args);
+    }
+    const auto r = cyclocc({"--threads", "4", in, "--json", path("cl.h5").string()}, ranks);
     EXPECT_EQ(r.exit_code, 2);
-    expect_one_error_line(r, {"--frobnicate"});
-    EXPECT_EQ(read_text(input), before);
+    EXPECT_FALSE(fs::exists(path("cl.h5")));  // the input's checkpoint
   }
 }
 
