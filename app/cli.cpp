@@ -62,7 +62,8 @@ NamedFiles files_named(const std::vector<std::string>& args) {
     auto [flag, value] = split_flag(args[i]);
     if (flag == "--json" || flag == "--checkpoint") {
       if (!value && i + 1 < args.size() && args[i + 1].rfind('-', 0) != 0) value = args[++i];
-      if (value && !value->empty() && value->front() != '-') (flag == "--json" ? named.json : named.checkpoint) = *value;
+      if (value && !value->empty() && value->front() != '-')
+        (flag == "--json" ? named.json : named.checkpoint) = *value;
     } else if (!flag.empty() && flag[0] != '-') {
       named.words.push_back(args[i]);
     }
