@@ -157,6 +157,11 @@ void report(RunContext& ctx, const chem::ScfResult& scf, const std::string& meth
                   res.iterations, res.energy, scf.energy + res.energy);
   if (more) more(converged ? label : label + " (last iteration, not converged)");
   if (res.stopped) throw Interrupted(interrupted_message(ctx, method, res.iterations));
+  if (res.diverged_at > 0)
+    throw ConvergenceError(label + " diverged: iteration " + std::to_string(res.diverged_at) +
+                           " gave amplitudes or an energy that are not finite numbers; the results and the "
+                           "checkpoint hold iteration " + std::to_string(res.iterations) + " (energy " +
+                           energy_text(scf.energy + res.energy) + ")");
   if (!res.converged)
     throw ConvergenceError(label + " did not converge in " + std::to_string(res.iterations) +
                            " iterations (cc.max_iterations: " + std::to_string(max_iterations) + "; last energy " +

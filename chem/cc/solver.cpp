@@ -19,6 +19,8 @@ SolverResult solve(const Equations& eq, const MoIntegrals& mo, Amplitudes& t, co
   SolverResult res;
   AmplitudeDiis diis(opt.diis);
   double energy = eq.energy(t);
+  res.iterations = first_iteration;
+  res.energy = energy;
   Amplitudes next = Amplitudes::zeros_like(t), change = Amplitudes::zeros_like(t);
   const Amplitudes inverse = inverse_denominators(t, mo);
   for (int k = 0; k < opt.max_iterations; ++k) {
@@ -37,6 +39,11 @@ SolverResult solve(const Equations& eq, const MoIntegrals& mo, Amplitudes& t, co
     diis.extrapolate(next, change);
     std::swap(t, next);
     const double e = eq.energy(t);
+    if (!std::isfinite(e) || !std::isfinite(it.delta_t)) {
+      std::swap(t, next);  // back to the last finite amplitudes, untouched in next
+      res.diverged_at = it.number;
+      break;
+    }
     it.energy = e;
     it.delta_e = e - energy;
     energy = e;

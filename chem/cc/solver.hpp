@@ -29,6 +29,10 @@ struct Iteration {
 struct SolverResult {
   bool converged = false;
   bool stopped = false;    // the hook asked to stop
+  // Iteration `diverged_at` gave amplitudes or an energy that are not finite
+  // numbers: it is dropped (no hook call), and iterations, energy and the
+  // amplitudes are those of the iteration before (or of the guess).
+  int diverged_at = 0;
   int iterations = 0;
   double energy = 0;
   std::vector<double> seconds;  // wall time of each iteration of this run

@@ -11,6 +11,7 @@
 #include "chem/cc/ccsdt.hpp"
 #include "chem/cc/diagnostics.hpp"
 #include "chem/cc/mo_integrals.hpp"
+#include "chem/cc/solver.hpp"
 #include "chem/cc/triples.hpp"
 #include "tensor/contract.hpp"
 #include "tests/cc/so_twin.hpp"
@@ -243,6 +244,67 @@ TEST(Ccsd, RestrictedAmplitudeUpdatesMatchTheSpinOrbitalOnes) {
 TEST(Ccsd, RhfLikeResidualMatchesSpinOrbitalTwin) { check_ccsd(true); }
 TEST(Ccsd, UhfLikeResidualMatchesSpinOrbitalTwin) { check_ccsd(false); }
 TEST(Ccsd, UhfLikeLadderIntegralsByRowsMatchSpinOrbitalTwin) { check_ccsd(false, {false, true}); }
+
+// An iteration whose residual (or energy) is not a finite number ends the
+// solver at once: it is dropped, without a hook call (no checkpoint of it),
+// and the amplitudes, energy and count are those of the iteration before,
+// bit for bit those of a run stopped there.
+TEST(Ccsd, SolverDropsAnIterationThatIsNotFinite) {
+  Fixture f(true);
+  auto run = [&](int bad_rhs, int bad_energy, int max_iterations, cc::Amplitudes& t, int& hooked) {
+    int rhs_calls = 0, energy_calls = 0;
+    cc::Equations eq{[&](const cc::Amplitudes& x, cc::Amplitudes& r) {
+                       cc::ccsd_rhs(f.mo, x, r);
+                       if (++rhs_calls != bad_rhs) return;
+                       tensor::Tensor& b = r.t1.write_block(r.t1.computed_keys().front());
+                       b.transform([](const int* i, double& v) {
+                         if (i[0] == 0 && i[1] == 0) v = std::nan("");
+                       });
+                     },
+                     [&](const cc::Amplitudes& x) {
+                       const double e = cc::ccsd_energy(f.mo, x);
+                       return ++energy_calls == bad_energy ? HUGE_VAL : e;
+                     }};
+    hooked = 0;
+    return cc::solve(eq, f.mo, t, {1e-14, max_iterations, 8}, 0, [&](const cc::Amplitudes&, const cc::Iteration&) {
+      ++hooked;
+      return false;
+    });
+  };
+  cc::Amplitudes guess(f.ctx, f.d, true);
+  cc::mp2_amplitudes(f.mo, guess);
+  const double guess_energy = cc::ccsd_energy(f.mo, guess);
+  int hooked = 0;
+  cc::Amplitudes two = guess;
+  const auto ref = run(0, 0, 2, two, hooked);
+  ASSERT_EQ(ref.diverged_at, 0);
+  ASSERT_EQ(ref.iterations, 2);
+  // The third residual (calls 3), or the third iteration's energy (call 4,
+  // after the guess's), is not finite.
+  for (const auto& [bad_rhs, bad_energy] : {std::pair{3, 0}, std::pair{0, 4}}) {
+    cc::Amplitudes t = guess;
+    const auto res = run(bad_rhs, bad_energy, 10, t, hooked);
+    EXPECT_EQ(res.diverged_at, 3);
+    EXPECT_EQ(res.iterations, 2);
+    EXPECT_EQ(hooked, 2);
+    EXPECT_FALSE(res.converged);
+    EXPECT_EQ(res.energy, ref.energy);
+    EXPECT_EQ(res.seconds.size(), 2u);
+    cc::Amplitudes d = t;
+    d.axpy(-1.0, two);
+    EXPECT_EQ(d.norm2(), 0.0) << bad_rhs << " " << bad_energy;
+  }
+  // The first iteration: the guess stands.
+  cc::Amplitudes t = guess;
+  const auto res = run(1, 0, 10, t, hooked);
+  EXPECT_EQ(res.diverged_at, 1);
+  EXPECT_EQ(res.iterations, 0);
+  EXPECT_EQ(hooked, 0);
+  EXPECT_EQ(res.energy, guess_energy);
+  cc::Amplitudes d = t;
+  d.axpy(-1.0, guess);
+  EXPECT_EQ(d.norm2(), 0.0);
+}
 
 TEST(Ccsd, Mp2AmplitudesAndEnergy) {
   Fixture f(false);
