@@ -26,9 +26,11 @@ namespace cyclocc::app {
 
 namespace {
 
+// An energy for a message: to 1e-12, or with an exponent where it has run
+// away (a diverging CC), which "%.12f" would cut short.
 std::string energy_text(double e) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.12f", e);
+  std::snprintf(buf, sizeof buf, std::abs(e) < 1e9 ? "%.12f" : "%.12e", e);
   return buf;
 }
 

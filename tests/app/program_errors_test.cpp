@@ -213,6 +213,42 @@ TEST_F(ProgramTest, UnconvergedCcsdBeforeTheRequestedMethodHasNoReturnEnergy) {
   }
 }
 
+// CC iterations that diverge end at the first iteration whose energy or
+// amplitudes are not finite numbers (RHF N2 at 4 A in STO-3G without DIIS
+// runs away by tens of orders of magnitude an iteration): exit 3 at once,
+// far below cc.max_iterations, with the results and the checkpoint at the
+// iteration before and its energy in full in the message.
+TEST_F(ProgramTest, DivergingCcsdStopsAtTheFirstIterationThatIsNotFinite) {
+  const auto input = water_input("dv", [](YAML::Node& in) {
+    in["molecule"]["units"] = "angstrom";
+    in["molecule"]["geometry"] = "N 0 0 0\nN 0 0 4.0\n";
+    in["basis"] = "sto-3g";
+    in["cc"]["method"] = "ccsd";
+    in["cc"]["diis"] = 0;
+  });
+  const auto r = cyclocc({input.string()});
+  EXPECT_EQ(r.exit_code, 3);
+  const auto j = results("dv.json");
+  EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "convergence_error");
+  const int k = j["properties"]["ccsd_iterations"].as<int>();
+  EXPECT_GE(k, 2);
+  EXPECT_LT(k, 20);
+  const double e = j["properties"]["ccsd_total_energy"].as<double>();
+  ASSERT_TRUE(std::isfinite(e));
+  char printed[32];
+  std::snprintf(printed, sizeof printed, std::abs(e) < 1e9 ? "%.12f" : "%.12e", e);
+  expect_one_error_line(r, {"CCSD diverged: iteration " + std::to_string(k + 1) + " gave amplitudes or an energy",
+                            "hold iteration " + std::to_string(k) + " (energy " + printed + ")"});
+  EXPECT_EQ(static_cast<int>(j["extras"]["timings"]["cc_iterations"].size()), k);
+  // The checkpoint holds iteration k: a restart goes on from it (and diverges again).
+  const auto again = cyclocc({input.string(), "--restart"});
+  EXPECT_EQ(again.exit_code, 3);
+  EXPECT_NE(again.out.find("CCSD: continuing from iteration " + std::to_string(k) + " of checkpoint"),
+            std::string::npos)
+      << again.out;
+  expect_one_error_line(again, {"CCSD diverged: iteration " + std::to_string(k + 1) + " gave"});
+}
+
 // A folder that does not exist is found before any work: exit 2 naming the
 // key or flag, not exit 1 after the whole calculation.
 TEST_F(ProgramTest, MissingOutputFolderIsAnInputErrorAtOnce) {
