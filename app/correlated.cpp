@@ -139,6 +139,26 @@ cc::SolverResult run_ccsd(RunContext& ctx, const input::Input& in, CcCheckpoint&
   return iterate_with_checkpoints(ctx, in, ckpt, "ccsd", eq, mo, t);
 }
 
+// Ends the run of a method whose iterations diverged (cc::SolverResult::
+// diverged_at). The iteration before, if the run (or the one it restarted
+// from) did one, is the method's last energy, as in the checkpoint; the
+// pair energies and diagnostics of run-away amplitudes are not reported.
+[[noreturn]] void throw_diverged(RunContext& ctx, const chem::ScfResult& scf, const std::string& method,
+                                 const cc::SolverResult& res, bool requested) {
+  const std::string label = method_label(method);
+  std::string kept = "no iteration of it was kept";
+  if (res.iterations > 0) {
+    ctx.results.set_property(method + "_correlation_energy", res.energy);
+    ctx.results.set_property(method + "_total_energy", scf.energy + res.energy);
+    if (requested) ctx.results.set_return_energy(scf.energy + res.energy);
+    kept = "the results and the checkpoint hold iteration " + std::to_string(res.iterations) + " (energy " +
+           energy_text(scf.energy + res.energy) + ")";
+  }
+  ctx.results.set_property(method + "_iterations", res.iterations);
+  throw ConvergenceError(label + " diverged: iteration " + std::to_string(res.diverged_at) +
+                         " gave amplitudes or an energy that are not finite numbers; " + kept);
+}
+
 // Records a method's energies and ends the run if it stopped or did not
 // converge. `method` ("ccsd", "ccsdt") is also the QCSchema property prefix.
 // Its energy is the run's return energy only if it is the method the input
@@ -147,23 +167,19 @@ cc::SolverResult run_ccsd(RunContext& ctx, const input::Input& in, CcCheckpoint&
 // the method stopped or did not converge; its argument starts its lines.
 void report(RunContext& ctx, const chem::ScfResult& scf, const std::string& method, const cc::SolverResult& res,
             bool requested, int max_iterations, const std::function<void(const std::string&)>& more = {}) {
+  const std::string label = method_label(method);
+  if (res.diverged_at > 0) throw_diverged(ctx, scf, method, res, requested);
   const std::string& prefix = method;
   ctx.results.set_property(prefix + "_correlation_energy", res.energy);
   ctx.results.set_property(prefix + "_total_energy", scf.energy + res.energy);
   ctx.results.set_property(prefix + "_iterations", res.iterations);
   if (requested) ctx.results.set_return_energy(scf.energy + res.energy);
-  const std::string label = method_label(method);
   const bool converged = res.converged && !res.stopped;
   if (converged)
     ctx.log.print("%s converged in %d iterations: correlation %.12f, total %.12f hartree\n", label.c_str(),
                   res.iterations, res.energy, scf.energy + res.energy);
   if (more) more(converged ? label : label + " (last iteration, not converged)");
   if (res.stopped) throw Interrupted(interrupted_message(ctx, method, res.iterations));
-  if (res.diverged_at > 0)
-    throw ConvergenceError(label + " diverged: iteration " + std::to_string(res.diverged_at) +
-                           " gave amplitudes or an energy that are not finite numbers; the results and the "
-                           "checkpoint hold iteration " + std::to_string(res.iterations) + " (energy " +
-                           energy_text(scf.energy + res.energy) + ")");
   if (!res.converged)
     throw ConvergenceError(label + " did not converge in " + std::to_string(res.iterations) +
                            " iterations (cc.max_iterations: " + std::to_string(max_iterations) + "; last energy " +

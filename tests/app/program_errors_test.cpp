@@ -226,27 +226,39 @@ TEST_F(ProgramTest, DivergingCcsdStopsAtTheFirstIterationThatIsNotFinite) {
     in["cc"]["method"] = "ccsd";
     in["cc"]["diis"] = 0;
   });
-  const auto r = cyclocc({input.string()});
-  EXPECT_EQ(r.exit_code, 3);
-  const auto j = results("dv.json");
-  EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "convergence_error");
-  const int k = j["properties"]["ccsd_iterations"].as<int>();
-  EXPECT_GE(k, 2);
-  EXPECT_LT(k, 20);
-  const double e = j["properties"]["ccsd_total_energy"].as<double>();
-  ASSERT_TRUE(std::isfinite(e));
-  char printed[32];
-  std::snprintf(printed, sizeof printed, std::abs(e) < 1e9 ? "%.12f" : "%.12e", e);
-  expect_one_error_line(r, {"CCSD diverged: iteration " + std::to_string(k + 1) + " gave amplitudes or an energy",
-                            "hold iteration " + std::to_string(k) + " (energy " + printed + ")"});
-  EXPECT_EQ(static_cast<int>(j["extras"]["timings"]["cc_iterations"].size()), k);
-  // The checkpoint holds iteration k: a restart goes on from it (and diverges again).
-  const auto again = cyclocc({input.string(), "--restart"});
-  EXPECT_EQ(again.exit_code, 3);
-  EXPECT_NE(again.out.find("CCSD: continuing from iteration " + std::to_string(k) + " of checkpoint"),
-            std::string::npos)
-      << again.out;
-  expect_one_error_line(again, {"CCSD diverged: iteration " + std::to_string(k + 1) + " gave"});
+  for (int ranks : {0, 2}) {
+    fs::remove(path("dv.h5"));
+    const auto r = cyclocc({input.string()}, ranks);
+    EXPECT_EQ(r.exit_code, 3);
+    const auto j = results("dv.json");
+    EXPECT_EQ(j["error"]["error_type"].as<std::string>(), "convergence_error");
+    const int k = j["properties"]["ccsd_iterations"].as<int>();
+    EXPECT_GE(k, 2);
+    EXPECT_LT(k, 20);
+    const double e = j["properties"]["ccsd_total_energy"].as<double>();
+    ASSERT_TRUE(std::isfinite(e));
+    EXPECT_EQ(j["return_energy"].as<double>(), e);
+    char printed[32];
+    std::snprintf(printed, sizeof printed, std::abs(e) < 1e9 ? "%.12f" : "%.12e", e);
+    const std::string diverged = "CCSD diverged: iteration " + std::to_string(k + 1) + " gave amplitudes or an energy";
+    const std::string held = "hold iteration " + std::to_string(k) + " (energy " + printed + ")";
+    expect_one_error_line(r, {diverged, held});
+    EXPECT_EQ(static_cast<int>(j["extras"]["timings"]["cc_iterations"].size()), k);
+    // Run-away amplitudes get no pair energies or diagnostics.
+    EXPECT_FALSE(j["properties"]["ccsd_same_spin_correlation_energy"].IsDefined());
+    EXPECT_FALSE(j["extras"]["ccsd_t1_diagnostic"].IsDefined());
+    // The checkpoint holds iteration k: a restart goes on from it, diverges
+    // again and leaves it as it was.
+    const std::string before = read_text(path("dv.h5"));
+    const auto again = cyclocc({input.string(), "--restart"}, ranks);
+    EXPECT_EQ(again.exit_code, 3);
+    EXPECT_NE(again.out.find("CCSD: continuing from iteration " + std::to_string(k) + " of checkpoint"),
+              std::string::npos)
+        << again.out;
+    expect_one_error_line(again, {diverged, held});
+    EXPECT_EQ(results("dv.json")["properties"]["ccsd_iterations"].as<int>(), k);
+    EXPECT_EQ(read_text(path("dv.h5")), before);
+  }
 }
 
 // A folder that does not exist is found before any work: exit 2 naming the

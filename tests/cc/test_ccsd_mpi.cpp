@@ -251,14 +251,17 @@ TEST(Ccsd, UhfLikeLadderIntegralsByRowsMatchSpinOrbitalTwin) { check_ccsd(false,
 // bit for bit those of a run stopped there.
 TEST(Ccsd, SolverDropsAnIterationThatIsNotFinite) {
   Fixture f(true);
-  auto run = [&](int bad_rhs, int bad_energy, int max_iterations, cc::Amplitudes& t, int& hooked) {
+  // The amplitudes carry triples, which the CCSD equations leave as they
+  // find them: a NaN there changes no energy, only |dT| sees it.
+  auto run = [&](int bad_rhs, int bad_energy, int max_iterations, cc::Amplitudes& t, int& hooked,
+                 bool in_triples = false) {
     int rhs_calls = 0, energy_calls = 0;
     cc::Equations eq{[&](const cc::Amplitudes& x, cc::Amplitudes& r) {
                        cc::ccsd_rhs(f.mo, x, r);
                        if (++rhs_calls != bad_rhs) return;
-                       tensor::Tensor& b = r.t1.write_block(r.t1.computed_keys().front());
-                       b.transform([](const int* i, double& v) {
-                         if (i[0] == 0 && i[1] == 0) v = std::nan("");
+                       tensor::SpinTensor& z = in_triples ? *r.t3 : r.t1;
+                       z.write_block(z.computed_keys().front()).transform([](const int* i, double& v) {
+                         if (i[0] == 0 && i[1] == 1) v = std::nan("");
                        });
                      },
                      [&](const cc::Amplitudes& x) {
@@ -279,11 +282,12 @@ TEST(Ccsd, SolverDropsAnIterationThatIsNotFinite) {
   const auto ref = run(0, 0, 2, two, hooked);
   ASSERT_EQ(ref.diverged_at, 0);
   ASSERT_EQ(ref.iterations, 2);
-  // The third residual (calls 3), or the third iteration's energy (call 4,
-  // after the guess's), is not finite.
-  for (const auto& [bad_rhs, bad_energy] : {std::pair{3, 0}, std::pair{0, 4}}) {
+  // The third residual (call 3; its singles, or its triples alone), or the
+  // third iteration's energy (call 4, after the guess's), is not finite.
+  for (const auto& [bad_rhs, bad_energy, in_triples] :
+       {std::tuple{3, 0, false}, std::tuple{3, 0, true}, std::tuple{0, 4, false}}) {
     cc::Amplitudes t = guess;
-    const auto res = run(bad_rhs, bad_energy, 10, t, hooked);
+    const auto res = run(bad_rhs, bad_energy, 10, t, hooked, in_triples);
     EXPECT_EQ(res.diverged_at, 3);
     EXPECT_EQ(res.iterations, 2);
     EXPECT_EQ(hooked, 2);
@@ -292,7 +296,7 @@ TEST(Ccsd, SolverDropsAnIterationThatIsNotFinite) {
     EXPECT_EQ(res.seconds.size(), 2u);
     cc::Amplitudes d = t;
     d.axpy(-1.0, two);
-    EXPECT_EQ(d.norm2(), 0.0) << bad_rhs << " " << bad_energy;
+    EXPECT_EQ(d.norm2(), 0.0) << bad_rhs << " " << bad_energy << " " << in_triples;
   }
   // The first iteration: the guess stands.
   cc::Amplitudes t = guess;
