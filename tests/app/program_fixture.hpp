@@ -43,14 +43,10 @@ class ProgramTest : public ::testing::Test {
   // Writes NAME.yaml: the water STO-3G case with cc.method none, then `edit`.
   fs::path water_input(const std::string& name,
                        const std::function<void(YAML::Node&)>& edit = [](YAML::Node&) {}) const {
-    YAML::Node in = YAML::LoadFile(std::string(CYCLOCC_SOURCE_DIR) + "/regression/cases/" + kWaterCase + ".yaml");
-    in["cc"]["method"] = "none";
-    edit(in);
-    YAML::Emitter out;
-    out << in;
-    const fs::path path = dir_ / (name + ".yaml");
-    write_text(path, std::string(out.c_str()) + "\n");
-    return path;
+    return case_input(name, kWaterCase, [&](YAML::Node& in) {
+      in["cc"]["method"] = "none";
+      edit(in);
+    });
   }
 
   // NAME.yaml from regression/cases/CASE.yaml with cc.method ccsd, then `edit`.
