@@ -73,11 +73,29 @@ SpinTensor::SpinTensor(Context& ctx, const SpinDims& dims, std::string spaces, s
     if (sym_[i] == Sym::AS && spaces_[i] != spaces_[i + 1])
       throw std::invalid_argument("SpinTensor: antisymmetric indices in different spaces");
   if (along_ >= order()) throw std::invalid_argument("SpinTensor: no position " + std::to_string(along_));
-  for (const std::string& k : spin_blocks(spaces_, sym_)) {
-    const Shape shape = block_shape(dims_, spaces_, sym_, k);
-    const Mapping map = along_ >= 0 ? along_group(ctx.nranks(), shape, along_) : ctx.default_mapping(shape);
-    blocks_.emplace(k, Tensor(ctx, shape, map, name_ + "(" + k + ")"));
+  keys_ = spin_blocks(spaces_, sym_);
+  std::sort(keys_.begin(), keys_.end());
+  // A derived block is allocated when it is first read (stored()): until
+  // then it is stale, and its partner's zeros make it zero.
+  for (const std::string& k : keys_) {
+    if (derived(k)) stale_.insert(k);
+    else stored(k);
   }
+}
+
+Tensor& SpinTensor::stored(const std::string& spins) const {
+  auto it = blocks_.find(spins);
+  if (it != blocks_.end()) return it->second;
+  if (!has_block(spins)) throw std::out_of_range("SpinTensor " + name_ + ": no block " + spins);
+  const Shape shape = block_shape(dims_, spaces_, sym_, spins);
+  const Mapping map = along_ >= 0 ? along_group(ctx_->nranks(), shape, along_) : ctx_->default_mapping(shape);
+  Tensor& t = blocks_.emplace(spins, Tensor(*ctx_, shape, map, name_ + "(" + spins + ")")).first->second;
+  if (constant_) t.set_constant(true);
+  return t;
+}
+
+bool SpinTensor::has_block(const std::string& spins) const {
+  return std::binary_search(keys_.begin(), keys_.end(), spins);
 }
 
 namespace {
@@ -144,8 +162,8 @@ int SpinTensor::flip_weight(const std::string& spins) const {
 void SpinTensor::blocks_written() {
   stale_.clear();
   if (!dims_.restricted) return;
-  for (const auto& kv : blocks_)
-    if (derived(kv.first)) stale_.insert(kv.first);
+  for (const std::string& k : keys_)
+    if (derived(k)) stale_.insert(k);
 }
 
 void SpinTensor::fill_derived() {
@@ -161,7 +179,7 @@ void SpinTensor::ensure_derived() const {
 Tensor& SpinTensor::half_of(const std::string& spins) {
   auto it = halves_.find(spins);
   if (it == halves_.end()) {
-    const Tensor& b = blocks_.at(spins);
+    const Tensor& b = stored(spins);
     it = halves_.emplace(spins, Tensor(*ctx_, b.shape(), b.mapping(), "half of " + b.name())).first;
   }
   return it->second;
@@ -171,11 +189,10 @@ void SpinTensor::add_halves() const {
   if (halves_.empty()) return;
   std::string labels;
   for (int p = 0; p < order(); ++p) labels += static_cast<char>('a' + p);
-  auto& blocks = const_cast<SpinTensor*>(this)->blocks_;
   for (const auto& [key, X] : halves_) {
     // Z(abij) = sign * Z(baji): the block's own flip (flip_of gives its order).
     const Flip f = flip_of(key, sym_);
-    Tensor& Z = blocks.at(key);
+    Tensor& Z = stored(key);
     tensor::sum(1.0, X, labels, 1.0, Z, labels);
     tensor::sum(f.sign, X, f.order, 1.0, Z, labels);
     if (held_.on) Z.hold_prepared(true);
@@ -189,18 +206,17 @@ void SpinTensor::ensure_derived(std::set<std::string> keys) const {
   // What the requested blocks are made from: the all-beta block from the
   // all-alpha one, the all-alpha block from the mixed patterns.
   const std::string all_alpha(order(), 'a');
-  const bool pair_blocks = same_spin_pair_block(all_alpha) && blocks_.count(all_alpha);
+  const bool pair_blocks = same_spin_pair_block(all_alpha) && has_block(all_alpha);
   for (const std::string& k : std::set<std::string>(keys))
     if (same_spin_pair_block(k) && k != all_alpha) keys.insert(all_alpha);
   if (pair_blocks && keys.count(all_alpha))
     for (const std::string& spins : mixed_patterns(order() / 2)) keys.insert(source_of(spins, sym_).key);
   std::string labels;
   for (int p = 0; p < order(); ++p) labels += static_cast<char>('a' + p);
-  auto& blocks = const_cast<SpinTensor*>(this)->blocks_;
   // Fills block `key` with `fill` and marks it fresh; writing ends a tensor's
   // constancy (Tensor::data), but a derived block of a constant tensor stays one.
   auto refill = [&](const std::string& key, const auto& fill) {
-    Tensor& out = blocks.at(key);
+    Tensor& out = stored(key);
     const bool constant = out.constant();
     fill(out);
     if (constant) out.set_constant(true);
@@ -211,7 +227,7 @@ void SpinTensor::ensure_derived(std::set<std::string> keys) const {
     for (const std::string& key : keys) {
       if (!stale_.count(key) || key == all_alpha || same_spin_pair_block(key) != uniform) continue;
       const Flip f = flip_of(key, sym_);  // the partner of a flip-derived block is computed
-      refill(key, [&](Tensor& out) { tensor::sum(f.sign, blocks.at(f.key), f.order, 0.0, out, labels); });
+      refill(key, [&](Tensor& out) { tensor::sum(f.sign, stored(f.key), f.order, 0.0, out, labels); });
     }
   };
   // Mixed blocks first (the all-alpha block is built from them), then the
@@ -234,7 +250,7 @@ void SpinTensor::ensure_derived(std::set<std::string> keys) const {
       // all-alpha block's mapping once, when that mapping fits its shape.
       std::map<std::string, Tensor> moved;
       auto in_place = [&](const std::string& key) -> const Tensor& {
-        const Tensor& from = blocks.at(key);
+        const Tensor& from = stored(key);
         if (from.mapping() == aaaa.mapping()) return from;
         try {
           check_mapping(from.shape(), aaaa.mapping());
@@ -262,7 +278,7 @@ void SpinTensor::ensure_derived(std::set<std::string> keys) const {
 }
 
 void SpinTensor::flip_symmetrize() {
-  add_halves();
+  ensure_derived();  // every block allocated and up to date
   std::string labels;
   for (int p = 0; p < order(); ++p) labels += static_cast<char>('a' + p);
   const std::map<std::string, Tensor> before = blocks_;
@@ -284,45 +300,37 @@ SpinTensor SpinTensor::zeros_like(const SpinTensor& like, std::string name) {
   return SpinTensor(like.ctx(), like.dims_, like.spaces_, like.sym_, std::move(name), like.along_);
 }
 
-std::vector<std::string> SpinTensor::block_keys() const {
-  std::vector<std::string> k;
-  for (const auto& kv : blocks_) k.push_back(kv.first);
-  return k;
-}
+std::vector<std::string> SpinTensor::block_keys() const { return keys_; }
 
 std::vector<std::string> SpinTensor::computed_keys() const {
   std::vector<std::string> k;
-  for (const auto& kv : blocks_)
-    if (!derived(kv.first)) k.push_back(kv.first);
+  for (const std::string& key : keys_)
+    if (!derived(key)) k.push_back(key);
   return k;
 }
 
 Tensor& SpinTensor::block(const std::string& spins) {
   // The caller may write: every block is brought up to date first, so that no
   // derived block is later filled from an already changed partner.
+  if (!has_block(spins)) throw std::out_of_range("SpinTensor " + name_ + ": no block " + spins);
   ensure_derived();
-  auto it = blocks_.find(spins);
-  if (it == blocks_.end()) throw std::out_of_range("SpinTensor " + name_ + ": no block " + spins);
-  return it->second;
+  return stored(spins);
 }
 Tensor& SpinTensor::write_block(const std::string& spins) {
   if (derived(spins)) throw std::invalid_argument("SpinTensor " + name_ + ": block " + spins + " is derived");
   add_halves();
   blocks_written();
-  auto it = blocks_.find(spins);
-  if (it == blocks_.end()) throw std::out_of_range("SpinTensor " + name_ + ": no block " + spins);
-  return it->second;
+  return stored(spins);
 }
 Tensor& SpinTensor::mirror_half(const std::string& spins) {
-  if (!dims_.restricted || !blocks_.count(spins) || flip_of(spins, sym_).key != spins)
+  if (!dims_.restricted || !has_block(spins) || flip_of(spins, sym_).key != spins)
     throw std::invalid_argument("SpinTensor " + name_ + ": block " + spins + " is not its own flipped image");
   return half_of(spins);
 }
 const Tensor& SpinTensor::block(const std::string& spins) const {
+  if (!has_block(spins)) throw std::out_of_range("SpinTensor " + name_ + ": no block " + spins);
   ensure_derived({spins});
-  auto it = blocks_.find(spins);
-  if (it == blocks_.end()) throw std::out_of_range("SpinTensor " + name_ + ": no block " + spins);
-  return it->second;
+  return stored(spins);
 }
 
 void SpinTensor::set_zero() {
@@ -336,7 +344,8 @@ void SpinTensor::hold_prepared(bool hold) const {
 }
 
 void SpinTensor::set_constant(bool constant) {
-  // Derived blocks may still be stale: they are filled before their first use.
+  // Derived blocks may still be stale (or not allocated): they are filled before their first use.
+  constant_ = constant;
   for (auto& kv : blocks_) kv.second.set_constant(constant);
 }
 
@@ -382,17 +391,15 @@ void SpinTensor::each_block_dot(const std::vector<const SpinTensor*>& others,
   for (const SpinTensor* o : others) flips = flips && o->dims_.restricted;
   auto weight = [&](const std::string& k) { return flips ? flip_weight(k) : 1; };
   std::set<std::string> keys;
-  for (const auto& kv : blocks_)
-    if (weight(kv.first) > 0) keys.insert(kv.first);
+  for (const std::string& k : keys_)
+    if (weight(k) > 0) keys.insert(k);
   ensure_derived(keys);
   for (const SpinTensor* o : others) o->ensure_derived(keys);
-  for (const auto& kv : blocks_) {
-    const int w = weight(kv.first);
-    if (w == 0) continue;
+  for (const std::string& k : keys) {
     std::vector<const Tensor*> y;
-    for (const SpinTensor* o : others) y.push_back(&o->block(kv.first));
-    const std::vector<double> d = kv.second.dots(y);
-    for (std::size_t j = 0; j < d.size(); ++j) add(kv.first, j, w * d[j]);
+    for (const SpinTensor* o : others) y.push_back(&o->block(k));
+    const std::vector<double> d = stored(k).dots(y);
+    for (std::size_t j = 0; j < d.size(); ++j) add(k, j, weight(k) * d[j]);
   }
 }
 double SpinTensor::norm2() const { return std::sqrt(dot(*this)); }
@@ -461,7 +468,7 @@ SpinTensor window_slice(const SpinTensor& src, const SpinDims& dims, const std::
     for (std::size_t p = 0; p < key.size(); ++p)
       if (spaces[p] == 'w') off[p] = dims.win_offset[key[p] == 'a' ? 0 : 1];
     if (out.derived(key)) continue;  // filled from the sliced blocks when read
-    Tensor& b = out.block(key);
+    Tensor& b = out.write_block(key);
     if (b.shape().packed_size() == 0) continue;
     // Read the source block in out's index order: a tensor with src's
     // positions permuted, then sliced.
@@ -509,11 +516,11 @@ void contract(double alpha, const SpinTensor& A, const std::string& la, const Sp
   A.ensure_derived(a_used);
   B.ensure_derived(b_used);
   for (const auto& [cblock, plan] : e.blocks) {
-    Tensor& Z = C.blocks_.at(cblock);
+    Tensor& Z = C.stored(cblock);
     if (empty_block(Z)) continue;
     auto add = [&](const BlockTerm& t, Tensor& target) {
-      const Tensor& X = A.blocks_.at(t.ablock);
-      const Tensor& Y = B.blocks_.at(t.bblock);
+      const Tensor& X = A.stored(t.ablock);
+      const Tensor& Y = B.stored(t.bblock);
       if (!empty_block(X) && !empty_block(Y)) contract(alpha * t.coef, X, t.la, Y, t.lb, 1.0, target, lc);
     };
     for (const BlockTerm& t : plan.direct) add(t, Z);
@@ -529,10 +536,10 @@ void sum(double alpha, const SpinTensor& A, const std::string& la, double beta, 
   mark_used(e, [&](const BlockTerm& t) { a_used.insert(t.ablock); });
   A.ensure_derived(a_used);
   for (const auto& [bblock, plan] : e.blocks) {
-    Tensor& Z = B.blocks_.at(bblock);
+    Tensor& Z = B.stored(bblock);
     if (empty_block(Z)) continue;
     for (const BlockTerm& t : plan.direct) {  // a sum has no mirror pairs (plan_block)
-      const Tensor& X = A.blocks_.at(t.ablock);
+      const Tensor& X = A.stored(t.ablock);
       if (!empty_block(X)) sum(alpha * t.coef, X, t.la, 1.0, Z, lb);
     }
   }

@@ -98,7 +98,7 @@ class SpinTensor {
   // For two- and four-index tensors this makes any blocks closed-shell (spin
   // free); six-index ones need a spin-free construction (see the tests).
   void flip_symmetrize();
-  bool has_block(const std::string& spins) const { return blocks_.count(spins) != 0; }
+  bool has_block(const std::string& spins) const;
   // A computed block to be written directly: unlike block(), the derived
   // blocks are not filled first, only marked to be refilled when next read.
   Tensor& write_block(const std::string& spins);
@@ -137,8 +137,9 @@ class SpinTensor {
   };
   std::vector<Element> largest(int k) const;
   double norm2() const;
-  // Elements this rank stores for the tensor: every block, derived ones too
-  // (they are allocated whether or not filled), and pending mirror halves.
+  // Elements this rank stores for the tensor: the computed blocks, the
+  // derived ones that have been read (a derived block is allocated when it is
+  // first filled), and pending mirror halves.
   std::int64_t local_words() const;
 
   IndexedT<SpinTensor> operator[](const std::string& labels);
@@ -151,8 +152,13 @@ class SpinTensor {
   std::vector<Sym> sym_;
   std::string name_;
   int along_ = -1;
-  std::map<std::string, Tensor> blocks_;
-  mutable std::set<std::string> stale_;  // derived blocks out of date
+  std::vector<std::string> keys_;           // every block, sorted
+  mutable std::map<std::string, Tensor> blocks_;  // the allocated ones (stored())
+  mutable std::set<std::string> stale_;   // derived blocks out of date (or not allocated)
+  bool constant_ = false;                  // set_constant, for blocks allocated later
+  // The block's tensor, allocated (zero) if it is not yet: a derived block
+  // is allocated when it is first filled. Logically const (stale until filled).
+  Tensor& stored(const std::string& spins) const;
   mutable HeldFlag held_;                 // hold_prepared
   // Restricted blocks that are their own flipped partner (T2 abab) receive one
   // term of each mirror pair here; the block gets X + X(flipped) when it is

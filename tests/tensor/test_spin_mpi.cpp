@@ -330,6 +330,51 @@ TEST(Spin, ComputedKeysLeaveOutTheDerivedBlocks) {
   }
 }
 
+// Restricted, a derived block takes no memory until it is first read: then
+// it is allocated and filled from its partner (T2's bbbb as the flipped
+// aaaa, which is made from abab), the same values as when every block was
+// written. A constant tensor's derived blocks are constant once allocated.
+TEST(Spin, DerivedBlocksAreAllocatedWhenFirstRead) {
+  Context ctx(world());
+  const Spec t2 = T2("abij");
+  const SpinDims r = closed_dims(true);
+  SpinTensor X(ctx, r, t2.spaces, t2.sym, "X");
+  auto words = [&](const std::string& k) { return static_cast<std::int64_t>(X.block(k).data().size()); };
+  SpinTensor probe(ctx, r, t2.spaces, t2.sym, "probe");
+  auto block_words = [&](const std::string& k) {
+    return static_cast<std::int64_t>(probe.block(k).data().size());
+  };
+  const std::int64_t abab = block_words("abab"), aaaa = block_words("aaaa"), bbbb = block_words("bbbb");
+  EXPECT_EQ(X.local_words(), abab);  // the computed block alone
+  X.write_block("abab").fill_random(11);
+  EXPECT_EQ(X.local_words(), abab);
+  X.set_constant(true);
+  const SpinTensor& cx = X;
+  const Tensor& b = cx.block("bbbb");  // made from aaaa, made from abab
+  EXPECT_EQ(X.local_words(), abab + aaaa + bbbb);
+  EXPECT_TRUE(b.constant());
+  EXPECT_TRUE(cx.block("aaaa").constant());
+  EXPECT_EQ(words("bbbb"), bbbb);
+  // The same tensor with every block written and then filled from abab
+  // (constant too: a constant tensor's fill may sum in another order).
+  SpinTensor Y(ctx, r, t2.spaces, t2.sym, "Y");
+  for (const auto& k : Y.block_keys()) Y.block(k).fill_random(5);
+  Y.write_block("abab").data() = X.block("abab").data();
+  Y.set_constant(true);
+  const std::vector<double> want = Y.block("bbbb").gather_all(), got = b.gather_all();
+  ASSERT_EQ(got.size(), want.size());
+  double norm = 0;
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    EXPECT_EQ(got[k], want[k]) << k;
+    norm += got[k] * got[k];
+  }
+  EXPECT_GT(norm, 1e-3);
+  EXPECT_EQ(X.dot(X), Y.dot(Y));
+  // A block that is not there is an error, as before.
+  EXPECT_THROW(cx.block("abba"), std::out_of_range);
+  EXPECT_THROW(X.block("aabb"), std::out_of_range);
+}
+
 TEST(Spin, SpatialBlocksNameTheClosedShellBlocks) {
   Context ctx(world());
   const SpinDims r = closed_dims(true);
