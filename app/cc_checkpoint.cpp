@@ -275,6 +275,14 @@ double CcCheckpoint::save(const std::string& method, const cc::Amplitudes& t, co
 
 // ---- the iterations ------------------------------------------------------------------
 
+bool RunawayWatch::runs_away(double delta_t) {
+  rises_ = rises_ >= 0 && delta_t > last_ ? rises_ + 1 : 0;
+  last_ = delta_t;
+  if (told_ || rises_ < kRises || !(delta_t > kDeltaT)) return false;
+  told_ = true;
+  return true;
+}
+
 std::string interrupted_message(const RunContext& ctx, const std::string& method, int iteration) {
   return "stopped by " + ctx.stop.signal_name() + " after " + method_label(method) + " iteration " +
          std::to_string(iteration) + " (checkpoint " + ctx.checkpoint_path +
@@ -346,8 +354,17 @@ cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& i
                 triples ? "       |dT3|" : "");
   int saved = first;
   CcProgress last;
+  RunawayWatch watch;
   auto hook = [&](const cc::Amplitudes& x, const cc::Iteration& it) {
     const bool stop = ctx.stop.requested(ctx.comm);
+    // Told below the iteration's line (so its checkpoint is not left to the commit thread).
+    const bool runaway = watch.runs_away(it.delta_t);
+    auto warn = [&] {
+      if (!runaway) return;
+      ctx.log.warning("%s: |dT| has grown at each of the last %d iterations, to %.2e: the amplitudes are "
+                      "running away and may not converge%s\n", label.c_str(), RunawayWatch::kRises, it.delta_t,
+                      diis_on ? "" : " (DIIS is off: cc.diis may help)");
+    };
     // The convergence test of the solver (DESIGN.md §8), stored with the amplitudes.
     const bool converged = std::abs(it.delta_e) < opt.convergence && it.delta_t < opt.convergence;
     last = {it.number, it.energy, it.delta_e, it.delta_t, converged};
@@ -378,16 +395,19 @@ cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& i
     if (!stop && !(interval > 0 && it.number % interval == 0)) {
       ckpt.finish();  // the line of the iteration saved last comes first
       ctx.log.print("%s\n", line);
+      warn();
       report();
       return stop;
     }
     // The line says the file holds this iteration: it is printed once the
     // file is in place, by rank 0's commit thread while the next iteration
     // runs (finish() waits for it at the latest), or here for a stop signal.
-    const auto commit = stop || report_memory ? CcCheckpoint::Commit::now : CcCheckpoint::Commit::background;
+    const auto commit = stop || report_memory || runaway ? CcCheckpoint::Commit::now
+                                                         : CcCheckpoint::Commit::background;
     ckpt.save(method, x, last, commit,
               [&log = ctx.log, text = std::string(line)](double s) { log.print("%s  %9.3f\n", text.c_str(), s); });
     saved = it.number;
+    warn();
     report();
     return stop;
   };

@@ -117,6 +117,26 @@ class CcCheckpoint {
   double write_seconds_ = 0;                  // all saves, for extras.timings.cc_checkpoint
 };
 
+// Watches a method's |dT| for amplitudes that run away, so that the log
+// says so iterations before they overflow (cc::solve stops a method at its
+// first iteration that is not finite): |dT| grown at each of the last
+// kRises iterations, to above kDeltaT. A converging run changes its
+// amplitudes by far less than 1 (|T| itself is about 0.1-0.5 where one
+// reference describes the molecule), and DIIS seldom lets |dT| grow three
+// times running.
+class RunawayWatch {
+ public:
+  static constexpr int kRises = 3;
+  static constexpr double kDeltaT = 1.0;
+  // Takes the next iteration's |dT|; true once, at the first that shows it.
+  bool runs_away(double delta_t);
+
+ private:
+  double last_ = 0;
+  int rises_ = -1;  // none before the first iteration
+  bool told_ = false;
+};
+
 // The iterations of one method ("ccsd", "ccsdt") with checkpoints: resumes
 // from the stored amplitudes if there are any (counting on from their
 // iteration; cc.max_iterations bounds the total), returns them at once if

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <cmath>
 #include <fstream>
 
 #include "app/cc_checkpoint.hpp"
@@ -333,4 +334,28 @@ TEST(CcMethods, EachMethodIteratesItsChain) {
   EXPECT_EQ(app::cc_methods("ccsdt"), (std::vector<std::string>{"ccsd", "ccsdt"}));
   EXPECT_TRUE(app::cc_methods("mp2").empty());
   EXPECT_TRUE(app::cc_methods("none").empty());
+}
+
+// |dT| grown at each of the last three iterations, to above 1: told once, at
+// the iteration that shows it; not for growth below 1, a fall in between,
+// the first iteration's large change, or NaN.
+TEST(RunawayWatch, TellsOnceWhenDeltaTGrowsThreeTimesRunningAboveOne) {
+  auto told_at = [](const std::vector<double>& delta_t) {
+    app::RunawayWatch watch;
+    std::vector<int> at;
+    for (std::size_t k = 0; k < delta_t.size(); ++k)
+      if (watch.runs_away(delta_t[k])) at.push_back(static_cast<int>(k) + 1);
+    return at;
+  };
+  using At = std::vector<int>;
+  // RHF N2 at 4 A in STO-3G without DIIS (the program test's run), then on.
+  EXPECT_EQ(told_at({17.1, 249.0, 9.6e4, 1.3e10, 3.7e20, 8.3e58}), At{4});
+  EXPECT_EQ(told_at({1.5, 2.2, 2.9, 3.8, 4.6, 5.7}), At{4});
+  EXPECT_EQ(told_at({0.1, 0.2, 0.3, 0.9, 0.95, 2.0}), At{6});   // above 1 only at the 5th rise
+  EXPECT_EQ(told_at({0.1, 0.2, 0.3, 0.4, 0.5, 0.6}), At{});     // rising, but small
+  EXPECT_EQ(told_at({50.0, 2.0, 3.0, 2.5, 4.0, 5.0}), At{});    // a fall resets the count
+  EXPECT_EQ(told_at({50.0, 2.0, 3.0, 2.5, 4.0, 5.0, 6.0}), At{7});
+  EXPECT_EQ(told_at({8.0, 4.0, 2.0, 1.0, 0.5, 0.1}), At{});     // converging
+  EXPECT_EQ(told_at({1.0, 2.0, std::nan(""), 3.0, 4.0}), At{});  // NaN is no rise, and breaks the run
+  EXPECT_EQ(told_at({1.0, 1.0, 1.0, 1.0}), At{});              // equal is no growth
 }

@@ -244,6 +244,16 @@ TEST_F(ProgramTest, DivergingCcsdStopsAtTheFirstIterationThatIsNotFinite) {
     const std::string held = "hold iteration " + std::to_string(k) + " (energy " + printed + ")";
     expect_one_error_line(r, {diverged, held});
     EXPECT_EQ(static_cast<int>(j["extras"]["timings"]["cc_iterations"].size()), k);
+    // The log said so below iteration 4, whose |dT| had grown three times
+    // running (RunawayWatch), and the results file lists it.
+    const std::string warning = "warning: CCSD: |dT| has grown at each of the last 3 iterations, to ";
+    const auto at = r.out.find(warning);
+    ASSERT_NE(at, std::string::npos) << r.out;
+    EXPECT_EQ(r.out.rfind("\n    4 ", at), r.out.rfind("\n    ", at)) << r.out;
+    EXPECT_NE(r.out.find(": the amplitudes are running away and may not converge (DIIS is off: cc.diis may help)\n",
+                         at), std::string::npos) << r.out;
+    ASSERT_EQ(j["extras"]["warnings"].size(), 1u);
+    EXPECT_EQ(j["extras"]["warnings"][0].as<std::string>().rfind(warning.substr(9), 0), 0u);
     // Run-away amplitudes get no pair energies or diagnostics.
     EXPECT_FALSE(j["properties"]["ccsd_same_spin_correlation_energy"].IsDefined());
     EXPECT_FALSE(j["extras"]["ccsd_t1_diagnostic"].IsDefined());
