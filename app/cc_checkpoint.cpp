@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <type_traits>
 
 #include "app/run_memory.hpp"
 #include "app/signals.hpp"
@@ -102,11 +103,16 @@ std::string space_difference(const AmplitudeSpace& stored, const AmplitudeSpace&
 // Calls f(dataset name, block) for every computed spin block of every
 // amplitude tensor of t: /GROUP/t1_aa, /GROUP/t2_abab, /GROUP/t3_aabaab, ...
 // Restricted (RHF) runs keep only the blocks not filled from a flipped
-// partner (SpinTensor::derived): t1_aa, t2_abab, t3_aabaab.
+// partner (SpinTensor::derived): t1_aa, t2_abab, t3_aabaab. Amplitudes to
+// restore are written block by block, their derived blocks left unfilled.
 template <class Amps, class F>
 void each_block(Amps& t, const std::string& group, F&& f) {
   auto blocks = [&](auto& x, const std::string& name) {
-    for (const std::string& key : x.computed_keys()) f(name, group + "/" + name + "_" + key, x.block(key));
+    for (const std::string& key : x.computed_keys()) {
+      const std::string dataset = group + "/" + name + "_" + key;
+      if constexpr (std::is_const_v<Amps>) f(name, dataset, x.block(key));
+      else f(name, dataset, x.write_block(key));
+    }
   };
   blocks(t.t1, "t1");
   blocks(t.t2, "t2");
@@ -381,7 +387,7 @@ cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& i
       const int full = diis_on ? std::min(opt.diis, opt.max_iterations - 1) : 0;
       const std::string when = std::to_string(kDiisAfter) + " iterations" + (first > 0 ? " of this run" : "");
       report_diis_memory(ctx, label + ": peak memory after " + when,
-                         ctx.comm.allreduce_max(static_cast<double>(x.local_words())), held, full);
+                         ctx.comm.allreduce_max(static_cast<double>(it.diis_pair_words)), held, full);
     };
     const int interval = in.checkpoint.interval;
     char line[160];

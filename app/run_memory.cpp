@@ -61,10 +61,10 @@ void warn_short_of_memory(const RunContext& ctx, const char* before, double need
                   before, need_mb, after, least_mb, hint);
 }
 
-void report_diis_memory(RunContext& ctx, const std::string& label, double amplitude_words, int held, int full) {
+void report_diis_memory(RunContext& ctx, const std::string& label, double pair_words, int held, int full) {
   // Rounded as printed, so that the printed numbers add up.
   const double peak_mb = std::round(peak_resident_mb(ctx.comm));
-  const double pair_mb = std::round(100 * 2 * 8 * amplitude_words / kMB) / 100;
+  const double pair_mb = std::round(100 * 8 * pair_words / kMB) / 100;
   const int more = std::max(0, full - held);
   const double more_mb = more * pair_mb;
   // Each rank's own peak, grown by the pairs still to come, less what it

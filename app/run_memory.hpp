@@ -38,11 +38,11 @@ void warn_short_of_memory(const RunContext& ctx, const char* before, double need
 
 // During a CC method's iterations: the peak so far, set with `held` pairs
 // of amplitude vectors in the DIIS history (the amplitudes and their
-// change, each `amplitude_words` on the largest rank), and the peak to
+// change, `pair_words` together on the largest rank), and the peak to
 // expect with `full` pairs held (`label` starts the line, e.g. "CCSD: peak
 // memory after 3 iterations"). A warning where a rank would need more than
 // a node has available for each of its ranks: the expected peak less what
 // it holds now.
-void report_diis_memory(RunContext& ctx, const std::string& label, double amplitude_words, int held, int full);
+void report_diis_memory(RunContext& ctx, const std::string& label, double pair_words, int held, int full);
 
 }  // namespace cyclocc::app

@@ -136,14 +136,20 @@ double Amplitudes::norm2_t3() const { return t3 ? t3->norm2() : 0.0; }
 
 namespace {
 
-// Applies f(denominator, amplitude) to every amplitude of t, the denominator
-// being e_i + e_j + ... - e_a - e_b - ... of its indices and spins.
+// Applies f(denominator, element) to the elements of t's blocks, the
+// denominator being e_i + e_j + ... - e_a - e_b - ... of its indices and
+// spins: to the computed blocks of amplitudes, whose derived blocks
+// (restricted) follow from them when read (the fill commutes with the
+// division, see above), or to every block of the denominators themselves
+// (a block filled from its partner would not hold denominators).
+enum class Blocks { computed, all };
 template <class F>
-void with_denominators(Amplitudes& t, const MoIntegrals& mo, F&& f) {
+void with_denominators(Amplitudes& t, const MoIntegrals& mo, Blocks which, F&& f) {
   auto spin = [](char c) { return c == 'a' ? 0 : 1; };
   auto each = [&](SpinTensor& x, int nv) {
-    for (const auto& key : x.block_keys()) {
-      x.block(key).transform([&](const int* idx, double& v) {
+    for (const auto& key : which == Blocks::all ? x.block_keys() : x.computed_keys()) {
+      Tensor& block = which == Blocks::all ? x.block(key) : x.write_block(key);
+      block.transform([&](const int* idx, double& v) {
         double d = 0;
         for (int p = 0; p < nv; ++p) d -= mo.eps_vir[spin(key[p])][idx[p]];
         for (int p = nv; p < 2 * nv; ++p) d += mo.eps_occ[spin(key[p])][idx[p]];
@@ -159,12 +165,12 @@ void with_denominators(Amplitudes& t, const MoIntegrals& mo, F&& f) {
 }  // namespace
 
 void divide_by_denominators(Amplitudes& t, const MoIntegrals& mo) {
-  with_denominators(t, mo, [](double d, double& v) { v /= d; });
+  with_denominators(t, mo, Blocks::computed, [](double d, double& v) { v /= d; });
 }
 
 Amplitudes inverse_denominators(const Amplitudes& like, const MoIntegrals& mo) {
   Amplitudes r = Amplitudes::zeros_like(like);
-  with_denominators(r, mo, [](double d, double& v) { v = 1.0 / d; });
+  with_denominators(r, mo, Blocks::all, [](double d, double& v) { v = 1.0 / d; });
   return r;
 }
 

@@ -12,6 +12,13 @@ void AmplitudeDiis::drop_oldest() {
   for (auto& row : overlaps_) row.erase(row.begin());
 }
 
+std::int64_t AmplitudeDiis::local_words() const {
+  std::int64_t n = 0;
+  for (const Amplitudes& v : vectors_) n += v.local_words();
+  for (const Amplitudes& e : errors_) n += e.local_words();
+  return n;
+}
+
 void AmplitudeDiis::extrapolate(Amplitudes& t, const Amplitudes& error) {
   if (!diis_on(max_)) return;
   if (static_cast<int>(vectors_.size()) == max_) {

@@ -4,6 +4,7 @@
 // together, DESIGN.md §8) as the error vector.
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <optional>
 #include <vector>
@@ -25,6 +26,8 @@ class AmplitudeDiis {
   // diis_on(max_vectors).
   void extrapolate(Amplitudes& t, const Amplitudes& error);
   int size() const { return static_cast<int>(vectors_.size()); }
+  // Words this rank holds for the stored pairs (Amplitudes::local_words).
+  std::int64_t local_words() const;
 
  private:
   void drop_oldest();

@@ -34,9 +34,11 @@ SolverResult solve(const Equations& eq, const MoIntegrals& mo, Amplitudes& t, co
     it.number = first_iteration + k + 1;
     it.delta_t = change.norm2();
     it.delta_t3 = change.norm2_t3();
+    const std::int64_t pair_words = next.local_words() + change.local_words();
     // The new amplitudes in next's storage (no copy); t's old storage takes
     // the next right-hand side.
     diis.extrapolate(next, change);
+    it.diis_pair_words = diis.size() > 0 ? diis.local_words() / diis.size() : pair_words;
     std::swap(t, next);
     const double e = eq.energy(t);
     if (!std::isfinite(e) || !std::isfinite(it.delta_t)) {

@@ -4,6 +4,7 @@
 // the caller's hook reports progress, writes checkpoints and asks to stop.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -24,6 +25,11 @@ struct Iteration {
   double delta_t = 0;      // sqrt(sum of squared amplitude changes), all blocks
   double delta_t3 = 0;     // the triples' share (CCSDT)
   double seconds = 0;
+  // Words this rank holds for one pair of the DIIS history, the amplitudes
+  // and their change as stored (restricted, the change also holds the
+  // derived blocks its norm filled): the history's mean, or without DIIS
+  // what a pair would hold.
+  std::int64_t diis_pair_words = 0;
 };
 
 struct SolverResult {
