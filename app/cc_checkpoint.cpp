@@ -394,8 +394,8 @@ cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& i
     char t3[24] = "";
     if (triples) std::snprintf(t3, sizeof t3, "  %10.4e", it.delta_t3);
     // (An energy running away, before it diverges, keeps its exponent.)
-    const char* format = std::abs(it.energy) < 1e9 ? "%5d  %24.14f  %11.4e  %10.4e%s  %7.2f"
-                                                    : "%5d  %24.14e  %11.4e  %10.4e%s  %7.2f";
+    const char* format = printed_with_exponent(it.energy) ? "%5d  %24.14e  %11.4e  %10.4e%s  %7.2f"
+                                                           : "%5d  %24.14f  %11.4e  %10.4e%s  %7.2f";
     std::snprintf(line, sizeof line, format, it.number, it.energy, it.delta_e,
                   it.delta_t, t3, it.seconds);
     if (!stop && !(interval > 0 && it.number % interval == 0)) {

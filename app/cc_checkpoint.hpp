@@ -19,6 +19,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <optional>
@@ -147,6 +148,10 @@ class RunawayWatch {
 cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& in, CcCheckpoint& ckpt,
                                           const std::string& method, const cc::Equations& eq,
                                           const cc::MoIntegrals& mo, cc::Amplitudes& t);
+
+// Whether an energy is printed with an exponent: one that has run away (a
+// diverging CC) from 1e9 on, which fixed notation would cut short.
+inline bool printed_with_exponent(double energy) { return !(std::abs(energy) < 1e9); }
 
 // The one-line message of the Interrupted error after `method` stopped.
 std::string interrupted_message(const RunContext& ctx, const std::string& method, int iteration);

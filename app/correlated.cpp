@@ -30,7 +30,7 @@ namespace {
 // away (a diverging CC), which "%.12f" would cut short.
 std::string energy_text(double e) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, std::abs(e) < 1e9 ? "%.12f" : "%.12e", e);
+  std::snprintf(buf, sizeof buf, printed_with_exponent(e) ? "%.12e" : "%.12f", e);
   return buf;
 }
 

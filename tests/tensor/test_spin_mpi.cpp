@@ -339,12 +339,11 @@ TEST(Spin, DerivedBlocksAreAllocatedWhenFirstRead) {
   const Spec t2 = T2("abij");
   const SpinDims r = closed_dims(true);
   SpinTensor X(ctx, r, t2.spaces, t2.sym, "X");
-  auto words = [&](const std::string& k) { return static_cast<std::int64_t>(X.block(k).data().size()); };
   SpinTensor probe(ctx, r, t2.spaces, t2.sym, "probe");
-  auto block_words = [&](const std::string& k) {
-    return static_cast<std::int64_t>(probe.block(k).data().size());
+  auto words = [](const SpinTensor& t, const std::string& k) {
+    return static_cast<std::int64_t>(t.block(k).data().size());
   };
-  const std::int64_t abab = block_words("abab"), aaaa = block_words("aaaa"), bbbb = block_words("bbbb");
+  const std::int64_t abab = words(probe, "abab"), aaaa = words(probe, "aaaa"), bbbb = words(probe, "bbbb");
   EXPECT_EQ(X.local_words(), abab);  // the computed block alone
   X.write_block("abab").fill_random(11);
   EXPECT_EQ(X.local_words(), abab);
@@ -354,7 +353,7 @@ TEST(Spin, DerivedBlocksAreAllocatedWhenFirstRead) {
   EXPECT_EQ(X.local_words(), abab + aaaa + bbbb);
   EXPECT_TRUE(b.constant());
   EXPECT_TRUE(cx.block("aaaa").constant());
-  EXPECT_EQ(words("bbbb"), bbbb);
+  EXPECT_EQ(words(X, "bbbb"), bbbb);
   // The same tensor with every block written and then filled from abab
   // (constant too: a constant tensor's fill may sum in another order).
   SpinTensor Y(ctx, r, t2.spaces, t2.sym, "Y");
