@@ -85,9 +85,10 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   taut["abij"] += 0.5 * tau["abij"];
   tau.hold_prepared(true);
   taut.hold_prepared(true);
-  // Closed shell: u = 2 t2 - t2 (exchanged), for the ring and T1 terms. The
-  // exchanged t_ij^ba is read as t_ji^ab (t_ij^ab = t_ji^ba): the ranks split
-  // the virtual a, so swapping i and j moves no data.
+  // Closed shell: u = 2 t2 - t2 (exchanged), for the T1 terms (the ring terms
+  // make theirs whole on every rank: cs::add_ring). The exchanged t_ij^ba is
+  // read as t_ji^ab (t_ij^ab = t_ji^ba): the ranks split the virtual a, so
+  // swapping i and j moves no data.
   const std::optional<Tensor> u =
       closed ? std::optional(cs::exchange_combination(tensor::spatial_block(t2), "abij", "abji", "2t2-t2"))
              : std::nullopt;
@@ -99,11 +100,18 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   const std::optional<cs::T1Ovvv> pq =
       closed ? std::optional(cs::t1_ovvv(mo, t1, tensor::spatial_block(unit))) : std::nullopt;
 
-  // W_mbej (Eq. 8): <mb||ej> + t_j^f <mb||ef> - t_n^b <mn||ej> - (1/2 t_jn^fb + t_j^f t_n^b) <mn||ef>,
-  // its t1 <ov||vv> part first: F_ae takes its own from it (below).
-  SpinTensor wmbej = SpinTensor::zeros_like(t1, "ovvo", {N, N, N, N}, "W_mbej");
-  if (closed) cs::add_t1_ovvv_w(*pq, wmbej);
-  else wmbej["mbej"] = t1["fj"] * mo.ovvv["mbef"];
+  // W_mbej (Eq. 8): <mb||ej> + t_j^f <mb||ef> - t_n^b <mn||ej> - (1/2 t_jn^fb + t_j^f t_n^b) <mn||ef>.
+  // Closed shell: its spatial blocks laid out for the ring terms, all but the
+  // t2 part here (cs::ring_w; the t2 part in cs::add_ring). Open shell: its t1
+  // <ov||vv> part first, F_ae takes its own from it (below).
+  std::optional<cs::RingW> ring;
+  std::optional<SpinTensor> wmbej;
+  if (closed) {
+    ring.emplace(cs::ring_w(mo, t1, *pq));
+  } else {
+    wmbej.emplace(SpinTensor::zeros_like(t1, "ovvo", {N, N, N, N}, "W_mbej"));
+    (*wmbej)["mbej"] = t1["fj"] * mo.ovvv["mbef"];
+  }
 
   // F_ae, F_mi, F_me (Eqs. 3-5), without the diagonal Fock (in the denominators).
   // Canonical orbitals: the Fock matrix is diagonal and its diagonal is in D,
@@ -120,7 +128,7 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
     // (W's term above): one pass over <ov||vv> for both, the trace a product
     // with delta_jm.
     g.emplace(SpinTensor::zeros_like(t1, "vv", {N, N}, "G_ae"));
-    (*g)["ae"] = wmbej["maej"] * unit["jm"];
+    (*g)["ae"] = (*wmbej)["maej"] * unit["jm"];
     fae["ae"] -= (*g)["ae"];
     fae["ae"] -= 0.5 * taut["afmn"] * mo.oovv["mnef"];
     fmi["mi"] += 0.5 * taut["efin"] * mo.oovv["mnef"];
@@ -133,15 +141,16 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   wmnij["mnij"] += t1["ej"] * mo.ooov["mnie"];
   if (!closed) wmnij["mnij"] += 0.5 * tau["efij"] * mo.oovv["mnef"];  // closed shell: in cs::add_ladders
 
-  // W_mbej's other terms (closed shell: the last in cs::add_ring).
-  wmbej["mbej"] -= mo.ovov["mbje"];
-  if (closed) cs::add_t1_ooov_w(mo, t1, wmbej);
-  else wmbej["mbej"] += t1["bn"] * mo.ooov["mnje"];
-  SpinTensor y = SpinTensor::zeros_like(t1, "vvoo", {N, N, N, N}, "t2/2+t1t1");
-  y["fbjn"] = 0.5 * t2["fbjn"];
-  y["fbjn"] += t1["fj"] * t1["bn"];
-  y.hold_prepared(true);
-  if (!closed) wmbej["mbej"] -= y["fbjn"] * mo.oovv["mnef"];
+  // W_mbej's other terms (closed shell: in cs::ring_w and cs::add_ring).
+  if (!closed) {
+    SpinTensor& w = *wmbej;
+    w["mbej"] -= mo.ovov["mbje"];
+    w["mbej"] += t1["bn"] * mo.ooov["mnje"];
+    SpinTensor y = SpinTensor::zeros_like(t1, "vvoo", {N, N, N, N}, "t2/2+t1t1");
+    y["fbjn"] = 0.5 * t2["fbjn"];
+    y["fbjn"] += t1["fj"] * t1["bn"];
+    w["mbej"] -= y["fbjn"] * mo.oovv["mnef"];
+  }
 
   // T1 equation (Eq. 12).
   SpinTensor& r1 = r.t1;
@@ -190,10 +199,11 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
     r1["ai"] += t1["ei"] * (*g)["ae"];
   }
   // P(ij)P(ab) (t_im^ae W_mbej - t_i^e t_m^a <mb||ej>).
-  if (closed) cs::add_ring(mo, t1, t2, *u, y, wmbej, r2);
-  else {
-    wmbej.hold_prepared(true);
-    r2["abij"] += t2["aeim"] * wmbej["mbej"];
+  if (closed) {
+    cs::add_ring(mo, t1, t2, *ring, r2);
+  } else {
+    wmbej->hold_prepared(true);
+    r2["abij"] += t2["aeim"] * (*wmbej)["mbej"];
   }
   // P(ij) t_i^e <ab||ej>.
   if (closed) cs::add_t1_ovvv_r2(*pq, r2);

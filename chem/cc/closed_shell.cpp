@@ -142,31 +142,93 @@ void add_ladders(const MoIntegrals& mo, const std::vector<Tensor>& tau_pm, const
 // H. Koch, O. Christiansen, R. Kobayashi, P. Jorgensen and T. Helgaker, Chem.
 // Phys. Lett. 228, 233 (1994)):
 //   D_mbej += 1/2 sum_nf (t_nj^fb - 1/2 t_nj^bf - t_j^f t_n^b) L_mnef,  L_mnef = 2 <mn|ef> - <mn|fe>,
-// and B's is B_mbej += sum_nf (1/2 t_jn^fb + t_j^f t_n^b) <mn|fe>. `w` holds
-// A and B without their t2 parts, u = 2 t - t^x.
-void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2, const Tensor& u,
-              const SpinTensor& y, SpinTensor& w, SpinTensor& r2) {
+// and B's is B_mbej += sum_nf (1/2 t_jn^fb + t_j^f t_n^b) <mn|fe>.
+//
+// Layouts: the four o^3 v^3 products all keep b and j as their columns. So
+// W, the t2 combinations the products take as columns, and X lie with the
+// ranks along b, where the products write or read them; the combinations
+// they take as rows are made whole on every rank from one copy of t2
+// gathered once (t2 lies along a: runs of v o^2). The products move nothing,
+// and X reaches R through R's mirror half, which lies along a, as X(ba,ji)
+// does. (Gathering each W whole instead cost about 1 ms per W at 2 ranks on
+// P5a, most of it in the gathers' runs of o elements.)
+
+namespace {
+
+// An unpacked tensor in like's context with the given edge lengths.
+Tensor unpacked(const Tensor& like, const std::vector<int>& lens, const tensor::Mapping& map, const char* name) {
+  return Tensor(like.ctx(), tensor::Shape(lens, std::vector<Sym>(lens.size(), N)), map, name);
+}
+
+}  // namespace
+
+RingW ring_w(const MoIntegrals& mo, const SpinTensor& t1, const T1Ovvv& pq) {
+  const Tensor& ta = spatial_block(t1);
+  const int v = ta.shape().lens[0], o = ta.shape().lens[1];
+  const auto along_b = tensor::Mapping::along(ta.ctx().nranks(), 2, 3);
+  RingW w{unpacked(ta, {v, o, v, o}, along_b, "W_mbej direct"),
+          unpacked(ta, {v, o, v, o}, along_b, "W_mbej exchanged")};
+  Tensor& a = w.direct;
+  Tensor& b = w.exchanged;
+  // <mb||ej> = -<mb||je>: the direct block reads <ov||ov>(abba), the exchanged one <ov||ov>(abab).
+  tensor::sum(-1.0, spatial_block(mo.ovov, Pairing::exchanged), "mbje", 1.0, a, "embj");
+  tensor::sum(-1.0, spatial_block(mo.ovov), "mbje", 1.0, b, "embj");
+  // t_j^f <mb||ef>: P into the direct block and -Q into the exchanged one (t1_ovvv).
+  tensor::sum(1.0, pq.p, "mbej", 1.0, a, "embj");
+  tensor::sum(-1.0, pq.q, "mbej", 1.0, b, "embj");
+  // -t_n^b <mn||ej>: -sum_n t_n^b <nm|je> into the direct block, sum_n t_n^b <mn|je> into the exchanged one.
+  tensor::contract(-1.0, ta, "bn", spatial_block(mo.ooov), "nmje", 1.0, a, "embj");
+  tensor::contract(1.0, ta, "bn", spatial_block(mo.ooov), "mnje", 1.0, b, "embj");
+  return w;
+}
+
+void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2, RingW& w, SpinTensor& r2) {
   const Tensor& t = spatial_block(t2);
   const Tensor& ta = spatial_block(t1);
-  Tensor& d = spatial_write_block(w);
-  Tensor& b = spatial_write_block(w, Pairing::exchanged);
-  tensor::sum(0.5, b, "mbej", 1.0, d, "mbej");
-  Tensor zt = Tensor::zeros_like(t, "t2-t2/2-t1t1");
-  tensor::sum(0.5, u, "fbnj", 0.0, zt, "fbnj");  // t_nj^fb - 1/2 t_nj^bf = u_nj^fb / 2
-  tensor::contract(-1.0, ta, "fj", ta, "bn", 1.0, zt, "fbnj");
-  tensor::contract(0.5, zt, "fbnj", *mo.oovv_l, "mnef", 1.0, d, "mbej");
-  tensor::contract(1.0, spatial_block(y), "fbjn", spatial_block(mo.oovv), "mnfe", 1.0, b, "mbej");
-
-  Tensor& x = spatial_mirror_half(r2);  // R gets x + x(ba,ji)
-  tensor::contract(1.0, u, "aeim", d, "mbej", 1.0, x, "abij");
-  // The last two terms are one product, Y_ij^ab = sum_me t_mi^ae B_mbej, read
-  // twice: sum_me t_mj^ae B_mbei = Y_ji^ab. t_im^ea is read as t_mi^ae: with a
-  // first, as in the output, each rank keeps its a's and the ranks sum no
-  // partial products.
-  Tensor y2 = Tensor::zeros_like(x, "t2*B");
-  tensor::contract(1.0, t, "aemi", b, "mbej", 0.0, y2, "abij");
-  tensor::sum(0.5, y2, "abij", 1.0, x, "abij");
-  tensor::sum(1.0, y2, "abji", 1.0, x, "abij");
+  const int v = ta.shape().lens[0], o = ta.shape().lens[1];
+  const int P = t.ctx().nranks();
+  const auto along_b = tensor::Mapping::along(P, 2, 3), whole = tensor::Mapping::replicated(P);
+  Tensor tw(t.ctx(), t.shape(), whole, "t2 (whole)");
+  tensor::sum(1.0, t, "abij", 0.0, tw, "abij");
+  Tensor& d = w.direct;
+  Tensor& b = w.exchanged;
+  tensor::sum(0.5, b, "embj", 1.0, d, "embj");  // D = A + B/2, B still without its t2 part
+  {
+    Tensor zt = unpacked(t, {o, v, v, o}, along_b, "t2-t2/2-t1t1");  // [n f b j]
+    tensor::sum(1.0, tw, "fbnj", 0.0, zt, "nfbj");
+    tensor::sum(-0.5, tw, "bfnj", 1.0, zt, "nfbj");
+    tensor::contract(-1.0, ta, "fj", ta, "bn", 1.0, zt, "nfbj");
+    tensor::contract(0.5, zt, "nfbj", *mo.oovv_l, "mnef", 1.0, d, "embj");
+  }
+  {
+    // y_jn^fb = 1/2 t_jn^fb + t_j^f t_n^b, t_jn^fb read as t_nj^bf (as stored, j last).
+    Tensor y = unpacked(t, {o, v, v, o}, along_b, "t2/2+t1t1");  // [n f b j]
+    tensor::sum(0.5, tw, "bfnj", 0.0, y, "nfbj");
+    tensor::contract(1.0, ta, "fj", ta, "bn", 1.0, y, "nfbj");
+    tensor::contract(1.0, y, "nfbj", spatial_block(mo.oovv), "mnfe", 1.0, b, "embj");
+  }
+  // X less its last term, and Y, as [b j a i] with the ranks along b.
+  const auto along_b_first = tensor::Mapping::along(P, 0, 1);
+  Tensor x = unpacked(t, {v, o, v, o}, along_b_first, "X_ring");
+  {
+    Tensor u = unpacked(t, {v, o, v, o}, whole, "2t2-t2 (whole)");  // u_im^ae at [a i e m]
+    tensor::sum(2.0, tw, "aeim", 0.0, u, "aiem");
+    tensor::sum(-1.0, tw, "eaim", 1.0, u, "aiem");
+    tensor::contract(1.0, u, "aiem", d, "embj", 0.0, x, "bjai");
+  }
+  // Y_ij^ab = sum_me t_mi^ae B_mbej (t_im^ea read as t_mi^ae), read twice.
+  Tensor y2 = unpacked(t, {v, o, v, o}, along_b_first, "t2*B");
+  {
+    Tensor tm = unpacked(t, {v, o, v, o}, whole, "t2 (whole, emai)");  // t_mi^ae at [e m a i]
+    tensor::sum(1.0, tw, "aemi", 0.0, tm, "emai");
+    tensor::contract(1.0, tm, "emai", b, "embj", 0.0, y2, "bjai");
+  }
+  tensor::sum(0.5, y2, "bjai", 1.0, x, "bjai");
+  // R gets X + X(ba,ji), which is H + H(ba,ji) for H = X(ba,ji): the mirror
+  // half takes X(ba,ji) = x(ba,ji) + Y_ij^ba, whose a is X's b, on the same ranks.
+  Tensor& h = spatial_mirror_half(r2);
+  tensor::sum(1.0, x, "aibj", 1.0, h, "abij");
+  tensor::sum(1.0, y2, "ajbi", 1.0, h, "abij");
 }
 
 // The terms linear in t1 and the <ov||vv> integrals, on the spatial <ma|ef>
@@ -188,22 +250,6 @@ T1Ovvv t1_ovvv(const MoIntegrals& mo, const SpinTensor& t1, const Tensor& delta)
   tensor::contract(2.0, out.q, "maej", delta, "jm", 0.0, out.f, "ae");
   tensor::contract(-1.0, out.p, "maej", delta, "jm", 1.0, out.f, "ae");
   return out;
-}
-
-void add_t1_ovvv_w(const T1Ovvv& pq, SpinTensor& wmbej) {
-  tensor::sum(1.0, pq.p, "mbej", 1.0, spatial_write_block(wmbej), "mbej");
-  tensor::sum(-1.0, pq.q, "mbej", 1.0, spatial_write_block(wmbej, Pairing::exchanged), "mbej");
-}
-
-// W_mbej (Eq. 8), -t_n^b <mn||ej>: the direct block (m, e alpha; b, j beta)
-// gains -sum_n t_n^b <mn|ej> = -sum_n t_n^b <nm|je>, the exchanged block
-// sum_n t_n^b <mn|je>. Both read the integrals with m first, as W is stored
-// (<nm|je> as MoIntegrals::ooov_nm): one dgemm per m, nothing rearranged.
-void add_t1_ooov_w(const MoIntegrals& mo, const SpinTensor& t1, SpinTensor& wmbej) {
-  const Tensor& ta = spatial_block(t1);
-  tensor::contract(-1.0, ta, "bn", *mo.ooov_nm, "mnje", 1.0, spatial_write_block(wmbej), "mbej");
-  tensor::contract(1.0, ta, "bn", spatial_block(mo.ooov), "mnje", 1.0, spatial_write_block(wmbej, Pairing::exchanged),
-                   "mbej");
 }
 
 void add_t1_ovvv_r2(const T1Ovvv& pq, SpinTensor& r2) {

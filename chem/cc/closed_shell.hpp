@@ -40,11 +40,6 @@ void add_ladders(const MoIntegrals& mo, const std::vector<Tensor>& tau_pm, const
 void add_split_product(const std::array<const Tensor*, 2>& v, const std::string& lv,
                        const std::vector<Tensor>& tau_pm, const std::array<const char*, 2>& names, Tensor& out);
 
-// The ring terms (see closed_shell.cpp): w holds W_mbej without its t2 part,
-// u = exchange_combination(spatial block of t2), y = t2/2 + t1 t1.
-void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2, const Tensor& u,
-              const SpinTensor& y, SpinTensor& w, SpinTensor& r2);
-
 // The two products of t1 with <ma|ef> that F_ae, W_mbej and R2 share
 // (closed_shell.cpp): P_mbej = sum_f <mb|ef> t_j^f, Q_mbej = sum_f <mb|fe> t_j^f.
 // delta is the unit matrix delta_jm over the occupied orbitals (traces are
@@ -54,12 +49,20 @@ struct T1Ovvv {
   Tensor f;  // F_ae's t1 part: sum_m (2 Q_maem - P_maem)
 };
 T1Ovvv t1_ovvv(const MoIntegrals& mo, const SpinTensor& t1, const Tensor& delta);
-// W_mbej (the spatial blocks, direct and exchanged) += P_mbej and -Q_mbej.
-void add_t1_ovvv_w(const T1Ovvv& pq, SpinTensor& wmbej);
 // R2 += P(ij)P(ab) P_jabi: the spin-orbital P(ij) t_i^e <ab||ej>.
 void add_t1_ovvv_r2(const T1Ovvv& pq, SpinTensor& r2);
-// W_mbej (the spatial blocks, direct and exchanged) += -t_n^b <mn|ej> and t_n^b <mn|je>.
-void add_t1_ooov_w(const MoIntegrals& mo, const SpinTensor& t1, SpinTensor& wmbej);
+
+// W_mbej's spatial blocks for the ring terms, each stored [e m b j] with the
+// ranks along b (closed_shell.cpp): direct (m, e alpha; b, j beta) and
+// exchanged (m, j alpha; b, e beta).
+struct RingW {
+  Tensor direct, exchanged;
+};
+// W_mbej (Eq. 8) but for its t2 part: <mb||ej> + t_j^f <mb||ef> - t_n^b <mn||ej>.
+RingW ring_w(const MoIntegrals& mo, const SpinTensor& t1, const T1Ovvv& pq);
+// R2 += P(ij)P(ab) t_im^ae W_mbej, W's t2 part added to w here (closed_shell.cpp).
+void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2, RingW& w, SpinTensor& r2);
+
 // F_ae += sum_m (2 Q_maem - P_maem) - tau~_mn^af L_mnef;
 // F_mi += tau~_in^ef L_mnef;  F_me += t_n^f L_mnef.
 void add_f_terms(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& taut, const T1Ovvv& pq,

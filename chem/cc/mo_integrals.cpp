@@ -181,11 +181,8 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
     const auto& lens = oovv.shape().lens;
     mo.vvoo_l.emplace(ctx, tensor::Shape({lens[2], lens[3], lens[0], lens[1]}, {N, N, N, N}), "L_abij");
     tensor::sum(1.0, *mo.oovv_l, "ijab", 0.0, *mo.vvoo_l, "abij");
-    const Tensor& ooov = tensor::spatial_block(mo.ooov);
-    mo.ooov_nm.emplace(Tensor::zeros_like(ooov, "<nm|je>"));
-    tensor::sum(1.0, ooov, "nmje", 0.0, *mo.ooov_nm, "mnje");
     for (auto* x : {&mo.vvvv_plus, &mo.vvvv_minus, &mo.ovvv_plus, &mo.ovvv_minus, &mo.oovv_plus, &mo.oovv_minus,
-                    &mo.oovv_l, &mo.vvoo_l, &mo.ooov_nm})
+                    &mo.oovv_l, &mo.vvoo_l})
       (*x)->set_constant(true);
   }
   // Fixed from here on: contractions keep their prepared copies.

@@ -51,9 +51,6 @@ struct MoIntegrals {
   // the default mapping), so that the energy sum_ijab L_ijab t_ij^ab is a
   // dot product of what each rank holds.
   std::optional<Tensor> vvoo_l;
-  // And <nm|je> = ooov's spatial block with its occupied pair exchanged,
-  // laid out as [mnje]: W_mbej's t1 term reads it with m first, as W.
-  std::optional<Tensor> ooov_nm;
 
   // vvvv_along_ef: <vv||vv>'s blocks with all ranks along the ket pair ef,
   // or f where e and f differ in spin (built a window of rows at a time; the
