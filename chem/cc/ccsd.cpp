@@ -102,7 +102,7 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
 
   // W_mbej (Eq. 8): <mb||ej> + t_j^f <mb||ef> - t_n^b <mn||ej> - (1/2 t_jn^fb + t_j^f t_n^b) <mn||ef>.
   // Closed shell: its spatial blocks laid out for the ring terms, all but the
-  // t2 part here (cs::ring_w; the t2 part in cs::add_ring). Open shell: its t1
+  // last term here (cs::ring_w; the last in cs::add_ring). Open shell: its t1
   // <ov||vv> part first, F_ae takes its own from it (below).
   std::optional<cs::RingW> ring;
   std::optional<SpinTensor> wmbej;

@@ -193,20 +193,19 @@ void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2,
   Tensor& d = w.direct;
   Tensor& b = w.exchanged;
   tensor::sum(0.5, b, "embj", 1.0, d, "embj");  // D = A + B/2, B still without its t2 part
+  // B's t2 part from y_jn^fb = 1/2 t_jn^fb + t_j^f t_n^b, D's from
+  // t_nj^fb - 1/2 t_nj^bf - t_j^f t_n^b = t_nj^fb - y_jn^fb, both [n f b j]
+  // (t_jn^fb read as t_nj^bf, as stored, j last).
+  Tensor y = unpacked(t, {o, v, v, o}, along_b, "t2/2+t1t1");
+  tensor::sum(0.5, tw, "bfnj", 0.0, y, "nfbj");
+  tensor::contract(1.0, ta, "fj", ta, "bn", 1.0, y, "nfbj");
   {
-    Tensor zt = unpacked(t, {o, v, v, o}, along_b, "t2-t2/2-t1t1");  // [n f b j]
-    tensor::sum(1.0, tw, "fbnj", 0.0, zt, "nfbj");
-    tensor::sum(-0.5, tw, "bfnj", 1.0, zt, "nfbj");
-    tensor::contract(-1.0, ta, "fj", ta, "bn", 1.0, zt, "nfbj");
-    tensor::contract(0.5, zt, "nfbj", *mo.oovv_l, "mnef", 1.0, d, "embj");
+    Tensor z = unpacked(t, {o, v, v, o}, along_b, "t2-t2/2-t1t1");
+    tensor::sum(1.0, tw, "fbnj", 0.0, z, "nfbj");
+    tensor::sum(-1.0, y, "nfbj", 1.0, z, "nfbj");
+    tensor::contract(0.5, z, "nfbj", *mo.oovv_l, "mnef", 1.0, d, "embj");
   }
-  {
-    // y_jn^fb = 1/2 t_jn^fb + t_j^f t_n^b, t_jn^fb read as t_nj^bf (as stored, j last).
-    Tensor y = unpacked(t, {o, v, v, o}, along_b, "t2/2+t1t1");  // [n f b j]
-    tensor::sum(0.5, tw, "bfnj", 0.0, y, "nfbj");
-    tensor::contract(1.0, ta, "fj", ta, "bn", 1.0, y, "nfbj");
-    tensor::contract(1.0, y, "nfbj", spatial_block(mo.oovv), "mnfe", 1.0, b, "embj");
-  }
+  tensor::contract(1.0, y, "nfbj", spatial_block(mo.oovv), "mnfe", 1.0, b, "embj");
   // X less its last term, and Y, as [b j a i] with the ranks along b.
   const auto along_b_first = tensor::Mapping::along(P, 0, 1);
   Tensor x = unpacked(t, {v, o, v, o}, along_b_first, "X_ring");

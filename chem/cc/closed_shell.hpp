@@ -58,9 +58,10 @@ void add_t1_ovvv_r2(const T1Ovvv& pq, SpinTensor& r2);
 struct RingW {
   Tensor direct, exchanged;
 };
-// W_mbej (Eq. 8) but for its t2 part: <mb||ej> + t_j^f <mb||ef> - t_n^b <mn||ej>.
+// W_mbej (Eq. 8) without its last term, -(1/2 t_jn^fb + t_j^f t_n^b) <mn||ef>:
+// <mb||ej> + t_j^f <mb||ef> - t_n^b <mn||ej>.
 RingW ring_w(const MoIntegrals& mo, const SpinTensor& t1, const T1Ovvv& pq);
-// R2 += P(ij)P(ab) t_im^ae W_mbej, W's t2 part added to w here (closed_shell.cpp).
+// R2 += P(ij)P(ab) t_im^ae W_mbej, W's last term added to w here (closed_shell.cpp).
 void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2, RingW& w, SpinTensor& r2);
 
 // F_ae += sum_m (2 Q_maem - P_maem) - tau~_mn^af L_mnef;
