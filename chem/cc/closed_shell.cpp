@@ -185,13 +185,15 @@ RingW ring_w(const MoIntegrals& mo, const SpinTensor& t1, const T1Ovvv& pq) {
 void add_ring(const MoIntegrals& mo, const SpinTensor& t1, const SpinTensor& t2, RingW& w, SpinTensor& r2) {
   const Tensor& t = spatial_block(t2);
   const Tensor& ta = spatial_block(t1);
-  const int v = ta.shape().lens[0], o = ta.shape().lens[1];
-  const int P = t.ctx().nranks();
-  const auto along_b = tensor::Mapping::along(P, 2, 3), whole = tensor::Mapping::replicated(P);
-  Tensor tw(t.ctx(), t.shape(), whole, "t2 (whole)");
-  tensor::sum(1.0, t, "abij", 0.0, tw, "abij");
   Tensor& d = w.direct;
   Tensor& b = w.exchanged;
+  // W's blocks give the edge lengths ([e m b j]) and the mapping along b.
+  const int v = d.shape().lens[0], o = d.shape().lens[1];
+  const tensor::Mapping& along_b = d.mapping();
+  const int P = t.ctx().nranks();
+  const auto whole = tensor::Mapping::replicated(P);
+  Tensor tw(t.ctx(), t.shape(), whole, "t2 (whole)");
+  tensor::sum(1.0, t, "abij", 0.0, tw, "abij");
   tensor::sum(0.5, b, "embj", 1.0, d, "embj");  // D = A + B/2, B still without its t2 part
   // B's t2 part from y_jn^fb = 1/2 t_jn^fb + t_j^f t_n^b, D's from
   // t_nj^fb - 1/2 t_nj^bf - t_j^f t_n^b = t_nj^fb - y_jn^fb, both [n f b j]
