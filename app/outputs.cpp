@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
@@ -88,6 +90,39 @@ std::string unwritable(const Output& f) {
   return "";
 }
 
+// Whether an existing regular file at `path` holds what the run would write
+// there, or nothing: a JSON text (its first character after white space is
+// '{') for the results file, an HDF5 file for the checkpoint (the signature
+// at byte 0, 512, 1024, 2048, ...: HDF5's superblock after a user block).
+// So a slip such as `--json other.yaml` does not replace a file of the user's.
+bool holds_ours_or_nothing(const std::string& path, bool checkpoint) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return true;
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (ec || size == 0) return true;
+  std::ifstream in(path, std::ios::binary);
+  if (!checkpoint) {
+    char c = 0;
+    while (in.get(c) && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {}
+    return !in || c == '{';
+  }
+  static constexpr char kSignature[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
+  for (std::uintmax_t at = 0; at + 8 <= size; at = at == 0 ? 512 : 2 * at) {
+    char head[8] = {};
+    if (!in.seekg(static_cast<std::streamoff>(at)) || !in.read(head, 8)) return false;
+    if (std::equal(head, head + 8, kSignature)) return true;
+  }
+  return false;
+}
+
+// Why f must not be replaced (a file that is not the run's kind), or "".
+// A checkpoint under --restart is read first, and refused as one (exit 4).
+std::string foreign(const Output& f, const CliOptions& o) {
+  if (!f.renamed || (f.checkpoint && o.restart) || holds_ours_or_nothing(f.path, f.checkpoint)) return "";
+  return f.path + " exists and is not " + (f.checkpoint ? "an HDF5 checkpoint" : "a results file (JSON)") +
+         "; the run would replace it: remove it or name another file";
+}
+
 }  // namespace
 
 void check_output_files(const input::Input& in, const CliOptions& options) {
@@ -103,6 +138,7 @@ void check_output_files(const input::Input& in, const CliOptions& options) {
       if (same_file(f.path, files[j].path))
         refuse(in, files[j].named_by, "names the same file as " + f.named_by + " (" + f.path + ")");
     if (const std::string why = unwritable(f); !why.empty()) refuse(in, f.named_by, why);
+    if (const std::string why = foreign(f, options); !why.empty()) refuse(in, f.named_by, why);
   }
 }
 
@@ -114,7 +150,7 @@ std::string safe_results_path(const input::Input& in, const CliOptions& options)
     if (same_file(json, files[i].path)) return "";
   for (const Output& r : read_files(in))
     if (same_file(json, r.path)) return "";
-  return json;
+  return holds_ours_or_nothing(json, false) ? json : "";
 }
 
 std::string results_path_before_input(const CliOptions& options) {
@@ -125,6 +161,7 @@ std::string results_path_before_input(const CliOptions& options) {
   const std::string json = options.json.value_or(hints.json);
   const std::string checkpoint = options.checkpoint.value_or(hints.checkpoint);
   if (same_file(json, options.input) || (!checkpoint.empty() && same_file(json, checkpoint))) return "";
+  if (!holds_ours_or_nothing(json, false)) return "";
   for (const std::string& read : hints.reads)
     if (same_file(json, read)) return "";
   return json;

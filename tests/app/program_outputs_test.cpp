@@ -103,6 +103,45 @@ TEST_F(ProgramTest, OutputsNeverReplaceTheFilesTheInputReads) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+// A slip on the command line such as `--json other.yaml w.yaml` must not
+// replace a file of the user's: the results file replaces only a JSON file
+// (or an empty one), the checkpoint only an HDF5 file, also when the command
+// line or the input does not parse. Under --restart a checkpoint that is not
+// HDF5 is read first and refused as a checkpoint (exit 4).
+TEST_F(ProgramTest, OutputsNeverReplaceAFileOfAnotherKind) {
+  const auto input = water_input("w");
+  const std::string yaml = "molecule:\n  xyz: x.xyz\n", notes = "\x89HDF is not at the start\n";
+  write_text(path("other.yaml"), yaml);
+  write_text(path("notes.h5"), notes);
+  auto r = cyclocc({"--json", "other.yaml", input.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"w.yaml: --json: other.yaml exists and is not a results file (JSON)"});
+  EXPECT_EQ(r.out.find("SCF converged"), std::string::npos) << r.out;
+  r = cyclocc({"--json", "other.yaml", input.string(), "--bogus"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = cyclocc({"--json", "other.yaml", "missing.yaml"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = cyclocc({input.string(), "--checkpoint", "notes.h5"});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"w.yaml: --checkpoint: notes.h5 exists and is not an HDF5 checkpoint"});
+  r = cyclocc({input.string(), "--checkpoint", "notes.h5", "--restart"});
+  EXPECT_EQ(r.exit_code, 4);
+  expect_one_error_line(r, {"notes.h5"});
+  EXPECT_EQ(read_text(path("other.yaml")), yaml);
+  EXPECT_EQ(read_text(path("notes.h5")), notes);
+  // An empty file, a JSON file and an HDF5 file are replaced.
+  write_text(path("empty.json"), "");
+  write_text(path("old.json"), "  \n{\"success\": true}\n");
+  r = cyclocc({input.string(), "--json", "empty.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(results("empty.json")["success"].as<bool>());
+  r = cyclocc({input.string(), "--json", "old.json", "--checkpoint", "w.h5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(results("old.json")["success"].as<bool>());
+  r = cyclocc({input.string(), "--checkpoint", "w.h5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
 // A run killed before it writes its results (SIGKILL, as for a job out of
 // time or memory) leaves a results file that says it did not finish, not an
 // earlier run's success.
