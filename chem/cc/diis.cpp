@@ -19,8 +19,8 @@ std::int64_t AmplitudeDiis::local_words() const {
   return n;
 }
 
-void AmplitudeDiis::extrapolate(Amplitudes& t, const Amplitudes& error) {
-  if (!diis_on(max_)) return;
+std::optional<double> AmplitudeDiis::extrapolate(Amplitudes& t, const Amplitudes& error) {
+  if (!diis_on(max_)) return std::nullopt;
   if (static_cast<int>(vectors_.size()) == max_) {
     // The oldest pair's storage takes the new one (no new allocation).
     Amplitudes v = std::move(vectors_.front()), e = std::move(errors_.front());
@@ -36,6 +36,7 @@ void AmplitudeDiis::extrapolate(Amplitudes& t, const Amplitudes& error) {
   std::vector<const Amplitudes*> stored;
   for (const Amplitudes& e : errors_) stored.push_back(&e);
   overlaps_.push_back(error.dots(stored));
+  const double self = overlaps_.back().back();
   // Linearly dependent errors (few amplitudes, e.g. the one of H2 in a
   // minimal basis) make the system singular, and its solutions can weight old
   // iterates so that the amplitudes stop changing: drop the oldest until it
@@ -45,9 +46,10 @@ void AmplitudeDiis::extrapolate(Amplitudes& t, const Amplitudes& error) {
       std::vector<const Amplitudes*> from;
       for (const Amplitudes& v : vectors_) from.push_back(&v);
       t.combine(*c, from);
-      return;
+      return self;
     }
   }
+  return self;
 }
 
 std::optional<std::vector<double>> AmplitudeDiis::coefficients() const {

@@ -23,8 +23,10 @@ class AmplitudeDiis {
   // Stores (t, error) and overwrites t with the extrapolation once two or
   // more vectors are stored (dropping the oldest while the errors are
   // linearly dependent). Does nothing, and stores nothing, unless
-  // diis_on(max_vectors).
-  void extrapolate(Amplitudes& t, const Amplitudes& error);
+  // diis_on(max_vectors). Returns <error|error>, one of the overlaps it
+  // computes (the solver's convergence test takes the norm from it), or
+  // nothing when it does nothing.
+  std::optional<double> extrapolate(Amplitudes& t, const Amplitudes& error);
   int size() const { return static_cast<int>(vectors_.size()); }
   // Words this rank holds for the stored pairs (Amplitudes::local_words).
   std::int64_t local_words() const;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "chem/cc/diis.hpp"
@@ -32,12 +33,13 @@ SolverResult solve(const Equations& eq, const MoIntegrals& mo, Amplitudes& t, co
     next.multiply_and_difference(inverse, t, change);
     Iteration it;
     it.number = first_iteration + k + 1;
-    it.delta_t = change.norm2();
     it.delta_t3 = change.norm2_t3();
     const std::int64_t pair_words = next.local_words() + change.local_words();
     // The new amplitudes in next's storage (no copy); t's old storage takes
-    // the next right-hand side.
-    diis.extrapolate(next, change);
+    // the next right-hand side. DIIS computes <change|change> among its
+    // overlaps: no second pass for the norm.
+    const std::optional<double> change2 = diis.extrapolate(next, change);
+    it.delta_t = change2 ? std::sqrt(*change2) : change.norm2();
     it.diis_pair_words = diis.size() > 0 ? diis.local_words() / diis.size() : pair_words;
     std::swap(t, next);
     const double e = eq.energy(t);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "chem/cc/diis.hpp"
@@ -80,6 +81,36 @@ TEST(AmplitudeDiis, ConvergesWhenAllErrorsAreParallel) {
     const auto [n, error] = solve(vectors);
     EXPECT_LE(n, 10) << vectors << " vectors";  // the secant method: superlinear
     EXPECT_LT(error, 1e-11) << vectors << " vectors";
+  }
+}
+
+// extrapolate returns <error|error>, the overlap the solver takes the
+// change's norm from: over every block (a restricted T2 counts its derived
+// same-spin block too), for each new pair, and nothing when DIIS is off.
+TEST(AmplitudeDiis, ReturnsTheErrorsSquaredNorm) {
+  tensor::SpinDims restricted;
+  restricted.occ[0] = restricted.occ[1] = 3;
+  restricted.vir[0] = restricted.vir[1] = 4;
+  restricted.restricted = true;
+  tensor::SpinDims open = restricted;
+  open.occ[1] = 2;
+  open.vir[1] = 5;
+  open.restricted = false;
+  for (const tensor::SpinDims& d : {restricted, open}) {
+    tensor::Context ctx(test::world());
+    cc::Amplitudes t(ctx, d, false), e(ctx, d, false);
+    cc::AmplitudeDiis diis(3), off(1);
+    double x = 0.1;
+    auto next = [&](double, bool) { return x = std::fmod(x * 7.31 + 0.17, 1.0) - 0.4; };
+    for (int k = 0; k < 5; ++k) {
+      each(t, t, next);
+      each(e, e, next);
+      const double norm2 = e.dot(e);
+      const std::optional<double> self = diis.extrapolate(t, e);
+      ASSERT_TRUE(self.has_value());
+      EXPECT_NEAR(*self, norm2, 1e-14 * norm2) << "pair " << k << (d.restricted ? ", restricted" : ", open shell");
+      EXPECT_FALSE(off.extrapolate(t, e).has_value());
+    }
   }
 }
 
