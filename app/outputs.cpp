@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -18,18 +19,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// What a file the run writes holds.
+enum class Kind { results, checkpoint, molden };
+
 // A file the run writes and what names it ("output.json", "--json", ...).
 struct Output {
   std::string path, named_by;
-  bool checkpoint = false;  // HDF5: never written through a device or pipe
-  bool renamed = true;      // written beside itself and renamed (not the Molden file)
+  Kind kind = Kind::results;
+  bool checkpoint() const { return kind == Kind::checkpoint; }  // never written through a device or pipe
+  bool renamed() const { return kind != Kind::molden; }         // written beside itself and renamed
 };
 
 std::vector<Output> outputs(const input::Input& in, const CliOptions& o) {
   std::vector<Output> files{
       {o.json.value_or(in.output.json), o.json ? "--json" : "output.json"},
-      {o.checkpoint.value_or(in.checkpoint.file), o.checkpoint ? "--checkpoint" : "checkpoint.file", true}};
-  if (!in.output.molden.empty()) files.push_back({in.output.molden, "output.molden", false, false});
+      {o.checkpoint.value_or(in.checkpoint.file), o.checkpoint ? "--checkpoint" : "checkpoint.file", Kind::checkpoint}};
+  if (!in.output.molden.empty()) files.push_back({in.output.molden, "output.molden", Kind::molden});
   return files;
 }
 
@@ -74,8 +79,8 @@ std::string unwritable(const Output& f) {
   const fs::file_status st = fs::status(f.path, ec);  // follows links
   if (ec && ec != std::errc::no_such_file_or_directory) return f.path + ": " + ec.message();
   if (fs::is_directory(st)) return f.path + " is a folder";
-  if (written_through(f.path)) return f.checkpoint ? f.path + " is not a regular file" : "";
-  if (!f.renamed && fs::exists(st))
+  if (written_through(f.path)) return f.checkpoint() ? f.path + " is not a regular file" : "";
+  if (!f.renamed() && fs::exists(st))
     return ::access(f.path.c_str(), W_OK) == 0 ? "" : f.path + " cannot be written";
   fs::path target;
   try {
@@ -90,22 +95,23 @@ std::string unwritable(const Output& f) {
   return "";
 }
 
-// Whether an existing regular file at `path` holds what the run would write
-// there, or nothing: a JSON text (its first character after white space is
-// '{') for the results file, an HDF5 file for the checkpoint (the signature
-// at byte 0, 512, 1024, 2048, ...: HDF5's superblock after a user block).
-// So a slip such as `--json other.yaml` does not replace a file of the user's.
-bool holds_ours_or_nothing(const std::string& path, bool checkpoint) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return true;
-  const std::uintmax_t size = fs::file_size(path, ec);
-  if (ec || size == 0) return true;
-  std::ifstream in(path, std::ios::binary);
-  if (!checkpoint) {
-    char c = 0;
-    while (in.get(c) && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {}
-    return !in || c == '{';
-  }
+// Whether a text starts, after white space, as a results file ('{') or a
+// Molden file ("[Molden Format]", in any case) does; white space alone does.
+bool text_starts_as(std::istream& in, Kind kind) {
+  char c = 0;
+  while (in.get(c) && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {}
+  if (!in) return true;
+  if (kind == Kind::results) return c == '{';
+  std::string head(1, c), rest(14, '\0');
+  in.read(rest.data(), 14);
+  head += rest.substr(0, static_cast<std::size_t>(in.gcount()));
+  for (char& h : head) h = static_cast<char>(std::tolower(static_cast<unsigned char>(h)));
+  return head == "[molden format]";
+}
+
+// Whether a file of `size` bytes has HDF5's signature at byte 0, 512, 1024,
+// 2048, ... (where its superblock starts, after a user block).
+bool has_hdf5_signature(std::istream& in, std::uintmax_t size) {
   static constexpr char kSignature[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
   for (std::uintmax_t at = 0; at + 8 <= size; at = at == 0 ? 512 : 2 * at) {
     char head[8] = {};
@@ -115,12 +121,26 @@ bool holds_ours_or_nothing(const std::string& path, bool checkpoint) {
   return false;
 }
 
+// Whether an existing regular file at `path` holds what the run would write
+// there (above), or nothing, so that a slip such as `--json other.yaml` does
+// not replace a file of the user's.
+bool holds_ours_or_nothing(const std::string& path, Kind kind) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return true;
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (ec || size == 0) return true;
+  std::ifstream in(path, std::ios::binary);
+  return kind == Kind::checkpoint ? has_hdf5_signature(in, size) : text_starts_as(in, kind);
+}
+
 // Why f must not be replaced (a file that is not the run's kind), or "".
 // A checkpoint under --restart is read first, and refused as one (exit 4).
 std::string foreign(const Output& f, const CliOptions& o) {
-  if (!f.renamed || (f.checkpoint && o.restart) || holds_ours_or_nothing(f.path, f.checkpoint)) return "";
-  return f.path + " exists and is not " + (f.checkpoint ? "an HDF5 checkpoint" : "a results file (JSON)") +
-         "; the run would replace it: remove it or name another file";
+  if ((f.kind == Kind::checkpoint && o.restart) || holds_ours_or_nothing(f.path, f.kind)) return "";
+  const char* what = f.kind == Kind::checkpoint ? "an HDF5 checkpoint"
+                     : f.kind == Kind::molden   ? "a Molden file"
+                                                : "a results file (JSON)";
+  return f.path + " exists and is not " + what + "; the run would replace it: remove it or name another file";
 }
 
 }  // namespace
@@ -150,7 +170,7 @@ std::string safe_results_path(const input::Input& in, const CliOptions& options)
     if (same_file(json, files[i].path)) return "";
   for (const Output& r : read_files(in))
     if (same_file(json, r.path)) return "";
-  return holds_ours_or_nothing(json, false) ? json : "";
+  return holds_ours_or_nothing(json, Kind::results) ? json : "";
 }
 
 std::string results_path_before_input(const CliOptions& options) {
@@ -161,7 +181,7 @@ std::string results_path_before_input(const CliOptions& options) {
   const std::string json = options.json.value_or(hints.json);
   const std::string checkpoint = options.checkpoint.value_or(hints.checkpoint);
   if (same_file(json, options.input) || (!checkpoint.empty() && same_file(json, checkpoint))) return "";
-  if (!holds_ours_or_nothing(json, false)) return "";
+  if (!holds_ours_or_nothing(json, Kind::results)) return "";
   for (const std::string& read : hints.reads)
     if (same_file(json, read)) return "";
   return json;

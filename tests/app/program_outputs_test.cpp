@@ -105,8 +105,8 @@ TEST_F(ProgramTest, OutputsNeverReplaceTheFilesTheInputReads) {
 
 // A slip on the command line such as `--json other.yaml w.yaml` must not
 // replace a file of the user's: the results file replaces only a JSON file
-// (or an empty one), the checkpoint only an HDF5 file, also when the command
-// line or the input does not parse. Under --restart a checkpoint that is not
+// (or an empty one), the checkpoint only an HDF5 file, the Molden file only a
+// Molden file, also when the command line or the input does not parse. Under --restart a checkpoint that is not
 // HDF5 is read first and refused as a checkpoint (exit 4).
 TEST_F(ProgramTest, OutputsNeverReplaceAFileOfAnotherKind) {
   const auto input = water_input("w");
@@ -127,9 +127,17 @@ TEST_F(ProgramTest, OutputsNeverReplaceAFileOfAnotherKind) {
   r = cyclocc({input.string(), "--checkpoint", "notes.h5", "--restart"});
   EXPECT_EQ(r.exit_code, 4);
   expect_one_error_line(r, {"notes.h5"});
+  const auto molden = water_input("m", [](YAML::Node& in) { in["output"]["molden"] = "other.yaml"; });
+  r = cyclocc({molden.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"m.yaml: output.molden:", "other.yaml exists and is not a Molden file"});
   EXPECT_EQ(read_text(path("other.yaml")), yaml);
   EXPECT_EQ(read_text(path("notes.h5")), notes);
-  // An empty file, a JSON file and an HDF5 file are replaced.
+  // An empty file, a JSON file, an HDF5 file and a Molden file are replaced.
+  write_text(path("old.molden"), "\n[MOLDEN FORMAT]\n[Title]\nold\n");
+  r = cyclocc({water_input("o", [](YAML::Node& in) { in["output"]["molden"] = "old.molden"; }).string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_text(path("old.molden")).rfind("[Molden Format]", 0), 0u);
   write_text(path("empty.json"), "");
   write_text(path("old.json"), "  \n{\"success\": true}\n");
   r = cyclocc({input.string(), "--json", "empty.json"});
