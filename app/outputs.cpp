@@ -95,9 +95,15 @@ std::string unwritable(const Output& f) {
   return "";
 }
 
-// Whether a text starts, after white space, as a results file ('{') or a
-// Molden file ("[Molden Format]", in any case) does; white space alone does.
+// Whether a text starts, after a UTF-8 byte order mark and white space, as a
+// results file ('{') or a Molden file ("[Molden Format]", in any case) does;
+// white space alone does.
 bool text_starts_as(std::istream& in, Kind kind) {
+  char bom[3] = {};
+  if (!in.read(bom, 3) || !std::equal(bom, bom + 3, "\xEF\xBB\xBF")) {
+    in.clear();
+    in.seekg(0);
+  }
   char c = 0;
   while (in.get(c) && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {}
   if (!in) return true;
@@ -121,26 +127,30 @@ bool has_hdf5_signature(std::istream& in, std::uintmax_t size) {
   return false;
 }
 
-// Whether an existing regular file at `path` holds what the run would write
-// there (above), or nothing, so that a slip such as `--json other.yaml` does
-// not replace a file of the user's.
-bool holds_ours_or_nothing(const std::string& path, Kind kind) {
+// Why an existing regular file at `path` must not be replaced by what the
+// run would write there (above), or "" if it holds that, or nothing, so that a
+// slip such as `--json other.yaml` does not replace a file of the user's. A
+// file it cannot read it cannot tell, and leaves alone too.
+std::string not_replaceable(const std::string& path, Kind kind) {
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return true;
+  if (!fs::is_regular_file(path, ec)) return "";
   const std::uintmax_t size = fs::file_size(path, ec);
-  if (ec || size == 0) return true;
+  if (ec || size == 0) return "";
   std::ifstream in(path, std::ios::binary);
-  return kind == Kind::checkpoint ? has_hdf5_signature(in, size) : text_starts_as(in, kind);
+  if (!in) return path + " exists and cannot be read";
+  if (kind == Kind::checkpoint ? has_hdf5_signature(in, size) : text_starts_as(in, kind)) return "";
+  const char* what = kind == Kind::checkpoint ? "an HDF5 checkpoint"
+                     : kind == Kind::molden   ? "a Molden file"
+                                              : "a results file (JSON)";
+  return path + " exists and is not " + what;
 }
 
-// Why f must not be replaced (a file that is not the run's kind), or "".
-// A checkpoint under --restart is read first, and refused as one (exit 4).
+// Why f must not be replaced, or "". A checkpoint under --restart is read
+// first, and refused as one (exit 4).
 std::string foreign(const Output& f, const CliOptions& o) {
-  if ((f.kind == Kind::checkpoint && o.restart) || holds_ours_or_nothing(f.path, f.kind)) return "";
-  const char* what = f.kind == Kind::checkpoint ? "an HDF5 checkpoint"
-                     : f.kind == Kind::molden   ? "a Molden file"
-                                                : "a results file (JSON)";
-  return f.path + " exists and is not " + what + "; the run would replace it: remove it or name another file";
+  if (f.kind == Kind::checkpoint && o.restart) return "";
+  const std::string why = not_replaceable(f.path, f.kind);
+  return why.empty() ? "" : why + "; the run would replace it: remove it or name another file";
 }
 
 }  // namespace
@@ -170,7 +180,7 @@ std::string safe_results_path(const input::Input& in, const CliOptions& options)
     if (same_file(json, files[i].path)) return "";
   for (const Output& r : read_files(in))
     if (same_file(json, r.path)) return "";
-  return holds_ours_or_nothing(json, Kind::results) ? json : "";
+  return not_replaceable(json, Kind::results).empty() ? json : "";
 }
 
 std::string results_path_before_input(const CliOptions& options) {
@@ -181,7 +191,7 @@ std::string results_path_before_input(const CliOptions& options) {
   const std::string json = options.json.value_or(hints.json);
   const std::string checkpoint = options.checkpoint.value_or(hints.checkpoint);
   if (same_file(json, options.input) || (!checkpoint.empty() && same_file(json, checkpoint))) return "";
-  if (!holds_ours_or_nothing(json, Kind::results)) return "";
+  if (!not_replaceable(json, Kind::results).empty()) return "";
   for (const std::string& read : hints.reads)
     if (same_file(json, read)) return "";
   return json;

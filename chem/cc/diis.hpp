@@ -25,7 +25,7 @@ class AmplitudeDiis {
   // linearly dependent). Does nothing, and stores nothing, unless
   // diis_on(max_vectors). Returns <error|error>, one of the overlaps it
   // computes (the solver's convergence test takes the norm from it), or
-  // nothing when it does nothing.
+  // nothing with DIIS off.
   std::optional<double> extrapolate(Amplitudes& t, const Amplitudes& error);
   int size() const { return static_cast<int>(vectors_.size()); }
   // Words this rank holds for the stored pairs (Amplitudes::local_words).

@@ -139,7 +139,7 @@ TEST_F(ProgramTest, OutputsNeverReplaceAFileOfAnotherKind) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(read_text(path("old.molden")).rfind("[Molden Format]", 0), 0u);
   write_text(path("empty.json"), "");
-  write_text(path("old.json"), "  \n{\"success\": true}\n");
+  write_text(path("old.json"), "\xEF\xBB\xBF  \n{\"success\": true}\n");  // with a byte order mark
   r = cyclocc({input.string(), "--json", "empty.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(results("empty.json")["success"].as<bool>());

@@ -36,6 +36,7 @@ void each(const cc::Amplitudes& in, cc::Amplitudes& out, F&& f) {
   };
   apply(in.t1, out.t1, false);
   apply(in.t2, out.t2, true);
+  if (in.t3 && out.t3) apply(*in.t3, *out.t3, true);
 }
 
 // A contraction with a nonlinear term, like the CC equations: the fixed point
@@ -86,7 +87,8 @@ TEST(AmplitudeDiis, ConvergesWhenAllErrorsAreParallel) {
 
 // extrapolate returns <error|error>, the overlap the solver takes the
 // change's norm from: over every block (a restricted T2 counts its derived
-// same-spin block too), for each new pair, and nothing when DIIS is off.
+// same-spin block too) of T1, T2 and, where there are triples, T3, for each
+// new pair, and nothing when DIIS is off.
 TEST(AmplitudeDiis, ReturnsTheErrorsSquaredNorm) {
   tensor::SpinDims restricted;
   restricted.occ[0] = restricted.occ[1] = 3;
@@ -96,9 +98,10 @@ TEST(AmplitudeDiis, ReturnsTheErrorsSquaredNorm) {
   open.occ[1] = 2;
   open.vir[1] = 5;
   open.restricted = false;
-  for (const tensor::SpinDims& d : {restricted, open}) {
+  for (const auto& [d, triples] : {std::pair(restricted, false), std::pair(open, false), std::pair(restricted, true),
+                                    std::pair(open, true)}) {
     tensor::Context ctx(test::world());
-    cc::Amplitudes t(ctx, d, false), e(ctx, d, false);
+    cc::Amplitudes t(ctx, d, triples), e(ctx, d, triples);
     cc::AmplitudeDiis diis(3), off(1);
     double x = 0.1;
     auto next = [&](double, bool) { return x = std::fmod(x * 7.31 + 0.17, 1.0) - 0.4; };
@@ -108,7 +111,8 @@ TEST(AmplitudeDiis, ReturnsTheErrorsSquaredNorm) {
       const double norm2 = e.dot(e);
       const std::optional<double> self = diis.extrapolate(t, e);
       ASSERT_TRUE(self.has_value());
-      EXPECT_NEAR(*self, norm2, 1e-14 * norm2) << "pair " << k << (d.restricted ? ", restricted" : ", open shell");
+      EXPECT_NEAR(*self, norm2, 1e-14 * norm2) << "pair " << k << (d.restricted ? ", restricted" : ", open shell")
+                                                << (triples ? ", with T3" : "");
       EXPECT_FALSE(off.extrapolate(t, e).has_value());
     }
   }
