@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/results.hpp"
+#include "chem/checkpoint.hpp"
 
 namespace cyclocc::app {
 
@@ -128,9 +129,10 @@ bool has_hdf5_signature(std::istream& in, std::uintmax_t size) {
 }
 
 // Why an existing regular file at `path` must not be replaced by what the
-// run would write there (above), or "" if it holds that, or nothing, so that a
-// slip such as `--json other.yaml` does not replace a file of the user's. A
-// file it cannot read it cannot tell, and leaves alone too.
+// run would write there (above; a checkpoint: an HDF5 file that is a cyclocc
+// checkpoint), or "" if it holds that, or nothing, so that a slip such as
+// `--json other.yaml` does not replace a file of the user's. A file it cannot
+// read it cannot tell, and leaves alone too.
 std::string not_replaceable(const std::string& path, Kind kind) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return "";
@@ -138,8 +140,10 @@ std::string not_replaceable(const std::string& path, Kind kind) {
   if (ec || size == 0) return "";
   std::ifstream in(path, std::ios::binary);
   if (!in) return path + " exists and cannot be read";
-  if (kind == Kind::checkpoint ? has_hdf5_signature(in, size) : text_starts_as(in, kind)) return "";
-  const char* what = kind == Kind::checkpoint ? "an HDF5 checkpoint"
+  if (kind == Kind::checkpoint ? has_hdf5_signature(in, size) && chem::is_cyclocc_checkpoint(path)
+                               : text_starts_as(in, kind))
+    return "";
+  const char* what = kind == Kind::checkpoint ? "a cyclocc checkpoint"
                      : kind == Kind::molden   ? "a Molden file"
                                               : "a results file (JSON)";
   return path + " exists and is not " + what;

@@ -1,11 +1,11 @@
 // The files a run writes (results, checkpoint, Molden): that none of them is
 // the input file, a file the input reads or another of them, that none
 // replaces a file of another kind or one it cannot read (the results file
-// replaces only a JSON file, the checkpoint only an HDF5 file, the Molden file
-// only a Molden file), and that they can be written where they are (not a
-// folder, a folder that exists and can be written, no loop of links, a
-// checkpoint that is a regular file), before any work is done; and where the
-// results of an input that does not validate go (docs/results.md).
+// replaces only a JSON file, the checkpoint only a cyclocc checkpoint, the
+// Molden file only a Molden file), and that they can be written where they
+// are (not a folder, a folder that exists and can be written, no loop of
+// links, a checkpoint that is a regular file), before any work is done; and
+// where the results of an input that does not validate go (docs/results.md).
 #pragma once
 
 #include <string>

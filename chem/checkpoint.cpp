@@ -153,6 +153,18 @@ bool checkpoint_exists(const par::Comm& comm, const std::string& path) {
   return exists != 0;
 }
 
+bool is_cyclocc_checkpoint(const std::string& path) {
+  silence_hdf5();
+  Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!file.ok() || H5Aexists(file.get(), "format") <= 0) return false;
+  Handle attr(H5Aopen(file.get(), "format", H5P_DEFAULT), H5Aclose);
+  Handle type(attr.ok() ? H5Aget_type(attr.get()) : -1, H5Tclose);
+  if (!type.ok() || H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) != 0) return false;
+  std::string value(H5Tget_size(type.get()), '\0');
+  if (H5Aread(attr.get(), type.get(), value.data()) < 0) return false;
+  return std::string(value.c_str()) == kFormatName;
+}
+
 std::pair<std::int64_t, std::int64_t> even_piece(std::int64_t total, int rank, int size) {
   const std::int64_t base = total / size, extra = total % size;
   return {rank * base + std::min<std::int64_t>(rank, extra), base + (rank < extra ? 1 : 0)};

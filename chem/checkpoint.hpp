@@ -262,4 +262,9 @@ void remove_previous_checkpoint(const par::Comm& comm, const std::string& path);
 // Collective: whether a checkpoint file exists (rank 0 looks, every rank learns).
 bool checkpoint_exists(const par::Comm& comm, const std::string& path);
 
+// Whether `path` is an HDF5 file whose root attribute "format" names a cyclocc
+// checkpoint (of any format version). Not collective: the calling process
+// opens it alone, read-only.
+bool is_cyclocc_checkpoint(const std::string& path);
+
 }  // namespace cyclocc::chem

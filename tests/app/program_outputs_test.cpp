@@ -1,6 +1,7 @@
 // The files a run writes, as a user names them: through symbolic links, to
 // /dev/null, never over a file the run reads, and never after the work when
 // they cannot be written (docs/results.md, README "Output files").
+#include <hdf5.h>
 #include <sys/stat.h>
 
 #include "tests/app/background_run.hpp"
@@ -105,8 +106,9 @@ TEST_F(ProgramTest, OutputsNeverReplaceTheFilesTheInputReads) {
 
 // A slip on the command line such as `--json other.yaml w.yaml` must not
 // replace a file of the user's: the results file replaces only a JSON file
-// (or an empty one), the checkpoint only an HDF5 file, the Molden file only a
-// Molden file, also when the command line or the input does not parse. Under --restart a checkpoint that is not
+// (or an empty one), the checkpoint only a cyclocc checkpoint (not another
+// HDF5 file), the Molden file only a Molden file, also when the command line
+// or the input does not parse. Under --restart a checkpoint that is not
 // HDF5 is read first and refused as a checkpoint (exit 4).
 TEST_F(ProgramTest, OutputsNeverReplaceAFileOfAnotherKind) {
   const auto input = water_input("w");
@@ -123,7 +125,17 @@ TEST_F(ProgramTest, OutputsNeverReplaceAFileOfAnotherKind) {
   EXPECT_EQ(r.exit_code, 2);
   r = cyclocc({input.string(), "--checkpoint", "notes.h5"});
   EXPECT_EQ(r.exit_code, 2);
-  expect_one_error_line(r, {"w.yaml: --checkpoint: notes.h5 exists and is not an HDF5 checkpoint"});
+  expect_one_error_line(r, {"w.yaml: --checkpoint: notes.h5 exists and is not a cyclocc checkpoint"});
+  {
+    const hid_t data = H5Fcreate(path("data.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    ASSERT_GE(data, 0);
+    H5Fclose(data);
+  }
+  const std::string hdf5 = read_text(path("data.h5"));
+  r = cyclocc({input.string(), "--checkpoint", "data.h5"});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"w.yaml: --checkpoint: data.h5 exists and is not a cyclocc checkpoint"});
+  EXPECT_EQ(read_text(path("data.h5")), hdf5);
   r = cyclocc({input.string(), "--checkpoint", "notes.h5", "--restart"});
   EXPECT_EQ(r.exit_code, 4);
   expect_one_error_line(r, {"notes.h5"});
@@ -133,7 +145,7 @@ TEST_F(ProgramTest, OutputsNeverReplaceAFileOfAnotherKind) {
   expect_one_error_line(r, {"m.yaml: output.molden:", "other.yaml exists and is not a Molden file"});
   EXPECT_EQ(read_text(path("other.yaml")), yaml);
   EXPECT_EQ(read_text(path("notes.h5")), notes);
-  // An empty file, a JSON file, an HDF5 file and a Molden file are replaced.
+  // An empty file, a JSON file, a checkpoint and a Molden file are replaced.
   write_text(path("old.molden"), "\n[MOLDEN FORMAT]\n[Title]\nold\n");
   r = cyclocc({water_input("o", [](YAML::Node& in) { in["output"]["molden"] = "old.molden"; }).string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
