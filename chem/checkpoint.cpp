@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <numeric>
+#include <optional>
 #include <sstream>
 #include <type_traits>
 
@@ -65,6 +66,21 @@ hid_t collective_transfer() {
   hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
   H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
   return dxpl;
+}
+
+// The value of a fixed-length string attribute of `object`, or nothing if it
+// is missing or not one.
+std::optional<std::string> string_attribute(hid_t file, const std::string& object, const std::string& name) {
+  Handle obj(H5Oopen(file, object.c_str(), H5P_DEFAULT), H5Oclose);
+  if (!obj.ok() || H5Aexists(obj.get(), name.c_str()) <= 0) return std::nullopt;
+  Handle attr(H5Aopen(obj.get(), name.c_str(), H5P_DEFAULT), H5Aclose);
+  Handle type(attr.ok() ? H5Aget_type(attr.get()) : -1, H5Tclose);
+  if (!type.ok() || H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) != 0)
+    return std::nullopt;
+  std::string value(H5Tget_size(type.get()), '\0');
+  if (H5Aread(attr.get(), type.get(), value.data()) < 0) return std::nullopt;
+  value.resize(std::strlen(value.c_str()));
+  return value;
 }
 
 // Link creation that makes missing parent groups.
@@ -156,13 +172,7 @@ bool checkpoint_exists(const par::Comm& comm, const std::string& path) {
 bool is_cyclocc_checkpoint(const std::string& path) {
   silence_hdf5();
   Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!file.ok() || H5Aexists(file.get(), "format") <= 0) return false;
-  Handle attr(H5Aopen(file.get(), "format", H5P_DEFAULT), H5Aclose);
-  Handle type(attr.ok() ? H5Aget_type(attr.get()) : -1, H5Tclose);
-  if (!type.ok() || H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) != 0) return false;
-  std::string value(H5Tget_size(type.get()), '\0');
-  if (H5Aread(attr.get(), type.get(), value.data()) < 0) return false;
-  return std::string(value.c_str()) == kFormatName;
+  return file.ok() && string_attribute(file.get(), "/", "format") == std::optional<std::string>(kFormatName);
 }
 
 std::pair<std::int64_t, std::int64_t> even_piece(std::int64_t total, int rank, int size) {
@@ -337,18 +347,9 @@ double CheckpointReader::read_double(const std::string& object, const std::strin
 }
 
 std::string CheckpointReader::read_string(const std::string& object, const std::string& attribute) const {
-  std::string what = "missing or unreadable attribute " + attribute + " of " + object;
-  Handle obj(H5Oopen(file_, object.c_str(), H5P_DEFAULT), H5Oclose);
-  if (!obj.ok() || H5Aexists(obj.get(), attribute.c_str()) <= 0) fail(path_, what);
-  Handle attr(H5Aopen(obj.get(), attribute.c_str(), H5P_DEFAULT), H5Aclose);
-  Handle type(H5Aget_type(attr.get()), H5Tclose);
-  if (!type.ok() || H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) != 0)
-    fail(path_, what);
-  std::size_t size = H5Tget_size(type.get());
-  std::string value(size, '\0');
-  if (H5Aread(attr.get(), type.get(), value.data()) < 0) fail(path_, what);
-  value.resize(std::strlen(value.c_str()));
-  return value;
+  std::optional<std::string> value = string_attribute(file_, object, attribute);
+  if (!value) fail(path_, "missing or unreadable attribute " + attribute + " of " + object);
+  return *value;
 }
 
 std::vector<std::int64_t> CheckpointReader::shape(const std::string& dataset) const {
