@@ -44,6 +44,76 @@ bool is_marker(std::string_view line, std::string_view marker) {
          (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r');
 }
 
+// The character at a mark's line and column, or '\0' if there is none.
+char char_at(const std::string& text, const YAML::Mark& mark) {
+  if (mark.is_null() || mark.line < 0 || mark.column < 0) return '\0';
+  std::size_t start = 0;
+  for (int line = 0; line < mark.line; ++line) {
+    start = text.find('\n', start);
+    if (start == std::string::npos) return '\0';
+    ++start;
+  }
+  const std::size_t at = start + static_cast<std::size_t>(mark.column);
+  return at < text.size() ? text[at] : '\0';
+}
+
+// Whether the quoted scalar that opens at `at` (on its quote) closes on the
+// same line: "..." with backslash escapes, '...' with '' for a quote.
+bool closes_on_its_line(const std::string& text, std::size_t at) {
+  const char q = text[at];
+  for (std::size_t i = at + 1; i < text.size() && text[i] != '\n'; ++i) {
+    if (q == '"' && text[i] == '\\') ++i;
+    else if (text[i] == q && q == '\'' && i + 1 < text.size() && text[i + 1] == '\'') ++i;
+    else if (text[i] == q) return true;
+  }
+  return false;
+}
+
+// The first line (1-based; 0 = none) whose value, after "key:" or "- ",
+// opens a quote that does not close on the line: yaml-cpp's own error for
+// one is often reported lines later, as "end of map not found".
+int unclosed_quote_line(const std::string& text) {
+  int number = 0;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    ++number;
+    std::size_t at = text.find_first_not_of(" \t", start);
+    if (at < end && text.compare(at, 2, "- ") == 0) at = text.find_first_not_of(" \t", at + 2);
+    const std::size_t colon = text.find(": ", at);
+    if (at < end && text[at] != '#' && text[at] != '"' && text[at] != '\'' && colon < end)
+      at = text.find_first_not_of(" \t", colon + 1);
+    if (at < end && (text[at] == '"' || text[at] == '\'') && !closes_on_its_line(text, at)) return number;
+    start = end + 1;
+  }
+  return 0;
+}
+
+// yaml-cpp reads a quote that is never closed as a value running to the end
+// of the file, swallowing the keys after it. No value of an input needs more
+// than one line in quotes, so a quoted scalar must close on its own line.
+void check_quotes(const YAML::Node& node, const std::string& text, const std::string& file,
+                  const std::string& key) {
+  if (node.IsMap()) {
+    for (const auto& kv : node) {
+      check_quotes(kv.first, text, file, key);
+      const std::string name = kv.first.IsScalar() ? kv.first.Scalar() : key;
+      check_quotes(kv.second, text, file, key.empty() ? name : key + "." + name);
+    }
+  } else if (node.IsSequence()) {
+    for (const auto& item : node) check_quotes(item, text, file, key);
+  } else if (node.IsScalar() && node.Tag() == "!") {
+    const YAML::Mark m = node.Mark();
+    const char c = char_at(text, m);
+    if (c != '"' && c != '\'') return;  // a block scalar (| or >)
+    std::size_t start = 0;
+    for (int line = 0; line < m.line; ++line) start = text.find('\n', start) + 1;
+    if (!closes_on_its_line(text, start + static_cast<std::size_t>(m.column)))
+      fail(file, m.line + 1, key,
+           std::string("the quoted value has no closing ") + c + " on its line (quoted values must fit on one line)");
+  }
+}
+
 // Where the documents of a YAML text start: the first line with content and
 // the line of a second document ("---", or text after "...", at column 0 once
 // the first document has content); 0 = none. yaml-cpp's LoadAll can loop
@@ -92,6 +162,8 @@ YAML::Node load_single_document(const std::string& text, const std::string& file
     fail(file, e.mark.is_null() ? 0 : e.mark.line + 1, "",
          "nested more than " + std::to_string(e.depth()) + " levels deep");
   } catch (const YAML::ParserException& e) {
+    if (const int line = unclosed_quote_line(text); line > 0)
+      fail(file, line, "", "YAML syntax error: a quoted value has no closing quote on its line");
     fail(file, e.mark.is_null() ? 0 : e.mark.line + 1, "", "YAML syntax error: " + e.msg);
   } catch (const YAML::Exception& e) {
     fail(file, e.mark.is_null() ? 0 : e.mark.line + 1, "", "YAML error: " + e.msg);
@@ -100,6 +172,7 @@ YAML::Node load_single_document(const std::string& text, const std::string& file
     fail(file, lines.first_content, "", "YAML syntax error: no document can be read from here");
   if (!root.IsDefined() || root.IsNull())
     fail(file, 0, "", "the input is empty; it needs at least molecule: and basis:");
+  check_quotes(root, text, file, "");
   if (!root.IsMap())
     fail(file, detail::line_of(root), "",
          "expected a mapping of keys (molecule:, basis:, ...) at the top level");
@@ -118,19 +191,6 @@ std::string default_output(const std::string& input_path, const std::string& ext
   std::string stem = in.stem().string();
   if (stem.empty()) stem = "input";
   return resolve(input_path, stem + extension);
-}
-
-// The character at a mark's line and column, or '\0' if there is none.
-char char_at(const std::string& text, const YAML::Mark& mark) {
-  if (mark.is_null() || mark.line < 0 || mark.column < 0) return '\0';
-  std::size_t start = 0;
-  for (int line = 0; line < mark.line; ++line) {
-    start = text.find('\n', start);
-    if (start == std::string::npos) return '\0';
-    ++start;
-  }
-  const std::size_t at = start + static_cast<std::size_t>(mark.column);
-  return at < text.size() ? text[at] : '\0';
 }
 
 // Lines of the geometry scalar with their line numbers: exact for a literal

@@ -195,6 +195,23 @@ TEST(InputErrors, YamlSyntaxErrorReportsItsLine) {
   EXPECT_INPUT_ERROR("title: x\n\tbasis: b\n", "t.yaml:2: ", "YAML syntax error");
 }
 
+// yaml-cpp reads an unclosed quote as a value running to the end of the
+// file, keys and all (the run then lost cc.method and "succeeded").
+TEST(InputErrors, QuoteThatIsNeverClosed) {
+  EXPECT_INPUT_ERROR(kWater + "title: \"water CCSD\ncc:\n  method: ccsd\n", "t.yaml:7: title: ",
+                     "no closing \" on its line");
+  EXPECT_INPUT_ERROR("title: 'abc\n" + kWater, "t.yaml:1: title: ", "no closing ' on its line");
+  // Where yaml-cpp itself fails, lines later, the unclosed quote is named.
+  EXPECT_INPUT_ERROR("title: 'it''s water\n" + kWater + "cc:\n  method: 'ccsd'\n", "t.yaml:1: ",
+                     "YAML syntax error: a quoted value has no closing quote on its line");
+  EXPECT_INPUT_ERROR("title: \"abc\n" + kWater, "t.yaml:1: title: ", "no closing \" on its line");
+  EXPECT_INPUT_ERROR(kWater + "cc:\n  method: 'ccsd\n", "t.yaml:8: cc.method: ", "no closing ' on its line");
+  // Quotes that close, with escapes, and quotes inside a block scalar, are fine.
+  EXPECT_NO_THROW(parse_input_text("title: 'it''s \"x\"'\n" + kWater, "t.yaml"));
+  EXPECT_NO_THROW(parse_input_text("title: \"a \\\" b\" # c\n" + kWater, "t.yaml"));
+  EXPECT_NO_THROW(parse_input_text("title: |\n  a \"quote\n" + kWater, "t.yaml"));
+}
+
 TEST(InputErrors, TopLevelMustBeAMapping) {
   EXPECT_INPUT_ERROR("- molecule\n- basis\n", "t.yaml:1: ", "expected a mapping of keys");
   EXPECT_INPUT_ERROR("\n\njust some text\n", "t.yaml:3: ", "expected a mapping of keys");
