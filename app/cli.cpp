@@ -19,6 +19,11 @@ std::string take_value(const std::string& flag, const std::optional<std::string>
   }
   if (i + 1 >= args.size() || args[i + 1].empty())
     throw CliError(flag + " needs a file name");
+  // "--json --restart" would write the results to a file named --restart
+  // (and not restart); a file whose name starts with '-' is written ./-name.
+  const std::string& next = args[i + 1];
+  if (next[0] == '-' && next != "-")
+    throw CliError(flag + " needs a file name, not the option '" + next + "' (a file named so: ./" + next + ")");
   return args[++i];
 }
 

@@ -57,6 +57,24 @@ TEST(CommandLine, ErrorsAreOneLine) {
   }
 }
 
+// "--json --restart" used to write the results to a file named --restart,
+// not restart, and replace the checkpoint with a fresh one.
+TEST(CommandLine, AFlagIsNotAFileName) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"w.yaml", "--json", "--restart"}, {"w.yaml", "--checkpoint", "-v"}, {"--json", "-x", "w.yaml"}}) {
+    try {
+      parse_command_line(args);
+      ADD_FAILURE() << "no error for " << ::testing::PrintToString(args);
+    } catch (const CliError& e) {
+      EXPECT_NE(std::string(e.what()).find("needs a file name, not the option '" + args[args[0] == "w.yaml" ? 2 : 1]),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(parse_command_line({"w.yaml", "--json", "./--restart"}).options.json.value_or(""), "./--restart");
+  EXPECT_FALSE(parse_command_line({"w.yaml", "--json", "./--restart"}).options.restart);
+}
+
 TEST(CommandLine, FilesNamedByALineThatDoesNotParse) {
   auto named = files_named({"w.yaml", "--frobnicate", "--json", "out.json", "--checkpoint=c.h5", "x.yaml"});
   EXPECT_EQ(named.words, (std::vector<std::string>{"w.yaml", "x.yaml"}));  // either may be the input
