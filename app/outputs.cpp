@@ -61,12 +61,48 @@ bool same_file(const std::string& a, const std::string& b) {
 
 namespace {
 
+// Whether a and b name the same folder entry: links among their folders are
+// followed, a link that is the entry itself is not.
+bool same_entry(const std::string& a, const std::string& b) {
+  auto entry = [](const std::string& p, std::error_code& e) {
+    const fs::path abs = fs::absolute(p, e);
+    return e ? fs::path() : fs::weakly_canonical(abs.parent_path(), e) / abs.filename();
+  };
+  std::error_code ea, eb;
+  const fs::path x = entry(a, ea), y = entry(b, eb);
+  return !ea && !eb && x == y;
+}
+
+// Whether the working name w (working_names) is `path`: a link at w is
+// replaced, not written through, so only a path naming the link itself is.
+bool is_working_name(const std::string& w, const std::string& path) {
+  std::error_code ec;
+  return fs::is_symlink(fs::symlink_status(w, ec)) ? same_entry(w, path) : same_file(w, path);
+}
+
 // The files the run reads besides the input itself, and what names them.
 std::vector<Output> read_files(const input::Input& in) {
   std::vector<Output> files;
   if (!in.molecule.xyz_file.empty()) files.push_back({in.molecule.xyz_file, "molecule.xyz"});
   if (in.basis_is_file) files.push_back({in.basis, "basis"});
   return files;
+}
+
+// The names f is written under before it takes its own, beside the file a
+// link points to: PATH.tmp, and for the checkpoint PATH.prev too (its last
+// version, kept while the next is written). An existing file of such a name
+// is the run's own, left by a run that stopped, and is replaced.
+std::vector<std::string> working_names(const Output& f) {
+  if (!f.renamed()) return {};
+  std::string target = f.path;
+  try {
+    target = rename_target(f.path);
+  } catch (const std::runtime_error&) {
+    // A loop of links: refused as unwritable.
+  }
+  std::vector<std::string> names{target + ".tmp"};
+  if (f.checkpoint()) names.push_back(chem::checkpoint_previous_path(target));
+  return names;
 }
 
 // Why the run could not write file f where it is, or "": it is a folder, a
@@ -171,6 +207,15 @@ void check_output_files(const input::Input& in, const CliOptions& options) {
     for (std::size_t j = 0; j < i; ++j)
       if (same_file(f.path, files[j].path))
         refuse(in, files[j].named_by, "names the same file as " + f.named_by + " (" + f.path + ")");
+    for (const std::string& w : working_names(f)) {
+      auto clash = [&](const std::string& path, const std::string& what) {
+        if (is_working_name(w, path))
+          refuse(in, f.named_by, f.path + " uses " + w + " while it is written, and that is " + what + "; name another file");
+      };
+      clash(in.path, "the input file");
+      for (const Output& r : read_files(in)) clash(r.path, "the file " + r.named_by + " names");
+      for (const Output& g : files) clash(g.path, "the file " + g.named_by + " names");
+    }
     if (const std::string why = unwritable(f); !why.empty()) refuse(in, f.named_by, why);
     if (const std::string why = foreign(f, options); !why.empty()) refuse(in, f.named_by, why);
   }
@@ -184,6 +229,13 @@ std::string safe_results_path(const input::Input& in, const CliOptions& options)
     if (same_file(json, files[i].path)) return "";
   for (const Output& r : read_files(in))
     if (same_file(json, r.path)) return "";
+  for (const std::string& w : working_names(files.front())) {
+    if (is_working_name(w, in.path)) return "";
+    for (const Output& f : files)
+      if (is_working_name(w, f.path)) return "";
+    for (const Output& r : read_files(in))
+      if (is_working_name(w, r.path)) return "";
+  }
   return not_replaceable(json, Kind::results).empty() ? json : "";
 }
 
@@ -198,6 +250,11 @@ std::string results_path_before_input(const CliOptions& options) {
   if (!not_replaceable(json, Kind::results).empty()) return "";
   for (const std::string& read : hints.reads)
     if (same_file(json, read)) return "";
+  for (const std::string& w : working_names({json, "--json"})) {
+    if (is_working_name(w, options.input) || (!checkpoint.empty() && is_working_name(w, checkpoint))) return "";
+    for (const std::string& read : hints.reads)
+      if (is_working_name(w, read)) return "";
+  }
   return json;
 }
 

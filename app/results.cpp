@@ -155,7 +155,10 @@ void write_file_atomically(const std::string& named, const std::string& text) {
   const std::string path = rename_target(named);
   const fs::path target(path);
   const std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  // A stale PATH.tmp, or a link of that name, is removed (never written
+  // through: a link there would lead the text into another file).
+  ::unlink(tmp.c_str());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
   if (fd < 0) fail(named, "open");
   if (!write_all(fd, text)) {
     ::close(fd);

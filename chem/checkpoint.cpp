@@ -535,6 +535,10 @@ CheckpointWriter::CheckpointWriter(const par::Comm& comm, std::string path, Star
   silence_hdf5();
   const Handle own(access ? -1 : file_access(comm_, true), H5Pclose);
   const hid_t fapl = access ? access->fapl() : own.get();
+  // A stale PATH.tmp, or a link of that name, is removed first: creating or
+  // copying over a link would write into the file it points to.
+  if (comm_.root()) std::remove(tmp_path_.c_str());
+  if (start == Start::empty) comm_.barrier();  // removed before any rank creates it
   if (start != Start::empty) {
     bool ok = false;
     if (comm_.root()) {

@@ -162,6 +162,51 @@ TEST_F(ProgramTest, OutputsNeverReplaceAFileOfAnotherKind) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
 }
 
+// The names the results and the checkpoint are written under first (FILE.tmp,
+// and the checkpoint's FILE.prev) never lead into another file: a link of
+// such a name is replaced, not written through, and a name that is another
+// file the run reads or writes is refused before any work.
+TEST_F(ProgramTest, WorkingNamesNeverLeadIntoOtherFiles) {
+  const auto input = water_input("w");
+  const std::string yaml = read_text(input), keep = "keep: this\n";
+  write_text(path("keep.yaml"), keep);
+  fs::create_symlink("w.yaml", path("w.json.tmp"));
+  fs::create_symlink("keep.yaml", path("w.h5.tmp"));
+  auto r = cyclocc({input.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_text(input), yaml);
+  EXPECT_EQ(read_text(path("keep.yaml")), keep);
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(path("w.json"))));
+  EXPECT_TRUE(results("w.json")["success"].as<bool>());
+  EXPECT_GT(H5Fis_hdf5(path("w.h5").c_str()), 0);
+  EXPECT_FALSE(fs::exists(fs::symlink_status(path("w.json.tmp"))));
+  EXPECT_FALSE(fs::exists(fs::symlink_status(path("w.h5.tmp"))));
+  // The checkpoint named as the results' working copy (it would be renamed
+  // over the results), the input as one, a file the run reads as one.
+  r = cyclocc({input.string(), "--checkpoint", "w.json.tmp"});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"w.yaml: output.json: ", "w.json uses ", "w.json.tmp while it is written, and that is the "
+                                                                    "file --checkpoint names; name another file"});
+  EXPECT_EQ(r.out.find("SCF converged"), std::string::npos) << r.out;
+  fs::copy_file(input, path("s.tmp"));
+  r = cyclocc({path("s.tmp").string(), "--json", path("s").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"--json: ", "s.tmp while it is written, and that is the input file"});
+  EXPECT_EQ(read_text(path("s.tmp")), yaml);
+  r = cyclocc({input.string(), "--checkpoint", "c.h5", "--json", "c.h5.prev"});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"w.yaml: --checkpoint: ", "c.h5.prev while it is written, and that is the file --json names"});
+  const auto xyz = water_input("x", [](YAML::Node& in) {
+    in["molecule"].remove("geometry");
+    in["molecule"].remove("units");
+    in["molecule"]["xyz"] = "h2o.xyz.tmp";
+  });
+  write_text(path("h2o.xyz.tmp"), "3\nwater\nO 0 0 0.1173\nH 0 0.7572 -0.4692\nH 0 -0.7572 -0.4692\n");
+  r = cyclocc({xyz.string(), "--json", "h2o.xyz"});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"x.yaml: --json: ", "h2o.xyz.tmp while it is written, and that is the file molecule.xyz names"});
+}
+
 // A run killed before it writes its results (SIGKILL, as for a job out of
 // time or memory) leaves a results file that says it did not finish, not an
 // earlier run's success.
