@@ -60,6 +60,9 @@ double rms(const std::vector<Eigen::MatrixXd>& ms) {
 struct Step {
   double energy = 0, delta_e = 0, rms_gradient = 0, s2 = 0;
   bool converged = false;
+  // Passed the convergence test and going on for a correlated method
+  // (Polish), past scf.max_iterations if need be.
+  bool polishing = false;
   std::vector<Orbitals> orbitals;  // one per spin
 };
 
@@ -69,7 +72,7 @@ void broadcast(const par::Comm& comm, const Setup& su, Step& step) {
   const std::size_t per = static_cast<std::size_t>(su.nbf) * su.nmo + su.nmo;
   std::vector<double> buf;
   if (comm.root()) {
-    buf = {step.energy, step.delta_e, step.rms_gradient, step.s2, step.converged ? 1.0 : 0.0};
+    buf = {step.energy, step.delta_e, step.rms_gradient, step.s2, step.converged ? 1.0 : step.polishing ? 2.0 : 0.0};
     for (const auto& o : step.orbitals) {
       buf.insert(buf.end(), o.C.data(), o.C.data() + o.C.size());
       buf.insert(buf.end(), o.eps.data(), o.eps.data() + o.eps.size());
@@ -81,7 +84,8 @@ void broadcast(const par::Comm& comm, const Setup& su, Step& step) {
   step.delta_e = buf[1];
   step.rms_gradient = buf[2];
   step.s2 = buf[3];
-  step.converged = buf[4] != 0.0;
+  step.converged = buf[4] == 1.0;
+  step.polishing = buf[4] == 2.0;
   step.orbitals.assign(nspin, Orbitals{});
   for (std::size_t s = 0; s < nspin; ++s) {
     const double* p = buf.data() + 5 + s * per;
@@ -107,7 +111,8 @@ std::vector<Eigen::MatrixXd> fock_matrices(const par::Comm& comm, const Setup& s
 
 // Before a correlated method the SCF goes on past the convergence test (§8:
 // |dE| and the RMS orbital gradient below scf.convergence) until the gradient
-// is 100 times lower, for at most 10 more iterations and while it still falls
+// is 100 times lower, for at most 10 more iterations (past scf.max_iterations
+// if the test is passed at the last) and while it still falls
 // (usually 1-3; an SCF resumed without its DIIS history can need more: CN
 // UHF in aug-cc-pVTZ stopped after iteration 20 and resumed was still at
 // 1.9e-11 after 3, and its MP2 energy 1.8e-9 off).
@@ -147,8 +152,10 @@ Step decide(const Setup& su, const input::ScfOptions& opt, int iteration, double
   step.energy = e;
   step.delta_e = iteration > 1 ? e - e_prev : 0.0;
   step.rms_gradient = rms(err);
-  step.converged = iteration >= 2 && std::abs(step.delta_e) < opt.convergence &&
-                   step.rms_gradient < opt.convergence && polish.done(step.rms_gradient);
+  const bool passed =
+      iteration >= 2 && std::abs(step.delta_e) < opt.convergence && step.rms_gradient < opt.convergence;
+  step.converged = passed && polish.done(step.rms_gradient);
+  step.polishing = passed && !step.converged;
   // Converged: the canonical orbitals of the final (not extrapolated) Fock matrix.
   const std::vector<Eigen::MatrixXd> Fx = step.converged ? F : diis.extrapolate(F, err);
   for (const auto& f : Fx) step.orbitals.push_back(diagonalize(f, su.X));
@@ -336,7 +343,7 @@ ScfResult run_scf(const par::Comm& comm, const input::Input& in, const Basis& ba
   Step step;
   bool stopped = false;
   double fock_seconds = 0, fock_cpu_seconds = 0;
-  for (int it = done + 1; it <= in.scf.max_iterations; ++it) {
+  for (int it = done + 1; it <= in.scf.max_iterations || step.polishing; ++it) {
     const auto t0 = Clock::now();
     const std::vector<Eigen::MatrixXd> F = fock_matrices(comm, su, fb, D);
     fock_seconds += fb.last_seconds();

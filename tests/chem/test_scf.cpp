@@ -189,6 +189,26 @@ TEST(ScfOptions, NotConvergingIsReportedWithTheLastEnergy) {
   EXPECT_GT(std::abs(r.energy - reference_energy("h2o_ccpvdz_rhf")), 1e-8);
 }
 
+// Before a correlated method the SCF goes on past its convergence test until
+// the gradient is 100 times lower (Polish); those iterations come on top of
+// scf.max_iterations, so a test passed at the last iteration is convergence
+// (it was reported as "did not converge", exit 3).
+TEST(ScfOptions, TheTighterGradientBeforeCcComesOnTopOfMaxIterations) {
+  auto in = regression_input("h2o_sto3g_rhf");
+  in.cc.method = "none";
+  const ScfResult plain = scf_of(in);
+  ASSERT_TRUE(plain.converged);
+  in.cc.method = "ccsd";
+  in.scf.max_iterations = plain.iterations;
+  const ScfResult r = scf_of(in);
+  ASSERT_TRUE(r.converged);
+  EXPECT_GT(r.iterations, plain.iterations);
+  EXPECT_LT(r.history.back().rms_gradient, 0.01 * in.scf.convergence);
+  EXPECT_NEAR(r.energy, reference_energy("h2o_sto3g_rhf"), 1e-8);
+  in.scf.max_iterations = plain.iterations - 1;  // the test itself not passed: no convergence
+  EXPECT_FALSE(scf_of(in).converged);
+}
+
 TEST(ScfErrors, RhfOfAnOpenShellIsAnInputError) {
   auto in = regression_input("oh_631gs_uhf");
   in.scf.reference = "rhf";
