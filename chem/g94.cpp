@@ -1,5 +1,6 @@
 #include "chem/g94.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -146,6 +147,12 @@ void read_shell(Cursor& cur, const Line& head, std::vector<RawShell>& out) {
       p.coefficients.push_back(parse_real(cur, line, v[2]));
     }
   }
+  // A contraction of nothing cannot be normalised (it made the overlap NaN).
+  auto all_zero = [](const RawShell& x) {
+    return std::all_of(x.coefficients.begin(), x.coefficients.end(), [](double c) { return c == 0.0; });
+  };
+  if (all_zero(s) || (l == -1 && all_zero(p)))
+    cur.fail(head.number, "every contraction coefficient of this " + w[0] + " shell is zero");
   out.push_back(std::move(s));
   if (l == -1) out.push_back(std::move(p));
 }

@@ -352,6 +352,9 @@ ScfResult run_scf(const par::Comm& comm, const input::Input& in, const Basis& ba
     // A resumed SCF has no previous energy or DIIS history: it counts as a fresh start.
     if (comm.root()) step = decide(su, in.scf, it - done, e_prev, D, F, diis, polish);
     broadcast(comm, su, step);
+    if (!std::isfinite(step.energy))  // every rank has it: all stop alike
+      throw std::runtime_error("SCF: the energy of iteration " + std::to_string(it) +
+                               " is not a finite number; check the geometry and the basis set");
     std::vector<Eigen::MatrixXd> D_new = densities(su, step.orbitals);
     std::vector<Eigen::MatrixXd> change;
     for (std::size_t s = 0; s < D.size(); ++s) change.push_back(D_new[s] - D[s]);

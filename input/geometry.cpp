@@ -16,6 +16,9 @@ namespace {
 
 // Atoms closer than this (bohr) are an input error.
 constexpr double kMinDistance = 1.0e-4;
+// Coordinates beyond this (bohr) are an input error: their squares reach
+// the integrals, and at 1e200 the SCF ran on infinities.
+constexpr double kMaxCoordinate = 1.0e6;
 
 // The line without a trailing "# comment".
 std::string_view strip_comment(std::string_view text) {
@@ -49,8 +52,8 @@ Atom parse_atom(const std::vector<std::string_view>& fields, const SourceLine& l
   atom.symbol = element_symbol(atom.Z);
   for (std::size_t k = 0; k < 3; ++k) {
     atom.xyz[k] = coordinate(fields[k + 1], line, file, key) * to_bohr;
-    if (!std::isfinite(atom.xyz[k]))
-      fail(file, line.line, key, "coordinate " + quote(fields[k + 1]) + " is too large");
+    if (!(std::abs(atom.xyz[k]) <= kMaxCoordinate))
+      fail(file, line.line, key, "coordinate " + quote(fields[k + 1]) + " is too large (at most 1e6 bohr from the origin)");
   }
   return atom;
 }

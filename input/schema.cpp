@@ -298,7 +298,7 @@ std::string input_reference_markdown() {
       << "  `--checkpoint` on the command line override the YAML.\n"
       << "- Angstrom coordinates are converted to bohr with " << bohr << " angstrom/bohr\n"
       << "  (CODATA 2014). Element symbols are case-insensitive (H to Rn); atoms closer than\n"
-      << "  1e-4 bohr are an error.\n"
+      << "  1e-4 bohr, and coordinates beyond 1e6 bohr, are errors.\n"
       << "- Multiplicity and charge must fit the electron count; `rhf` needs multiplicity 1;\n"
       << "  the frozen-core count may not exceed the number of beta electrons.\n";
   return out.str();

@@ -184,6 +184,9 @@ TEST(BasisErrors, MalformedFileNamesFileAndLine) {
       // library's exception at the first integral.
       {"H 0\nS 1 1.00\n 1.0 1.0\nI 1 1.00\n 1.0 1.0\n****\n", ":4: I shells (l = 6) are beyond the integral library"},
       {"H 0\nk 1 1.00\n 1.0 1.0\n****\n", ":2: k shells (l = 7) are beyond the integral library"},
+      // A contraction of nothing: the overlap was NaN and the SCF ran to its limit.
+      {"H 0\nS 2 1.00\n 1.0 0.0\n 0.5 0.0\n****\n", ":2: every contraction coefficient of this S shell is zero"},
+      {"H 0\nSP 1 1.00\n 1.0 1.0 0.0\n****\n", ":2: every contraction coefficient of this SP shell is zero"},
   };
   for (const auto& b : bad) {
     const std::string path = write_temp("cyclocc_bad.g94", b.text);

@@ -3,9 +3,13 @@
 // shell, SAD vs core guess, bit-identical results on all ranks, and the
 // balance of the distributed Fock build.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "chem/basis.hpp"
@@ -207,6 +211,26 @@ TEST(ScfOptions, TheTighterGradientBeforeCcComesOnTopOfMaxIterations) {
   EXPECT_NEAR(r.energy, reference_energy("h2o_sto3g_rhf"), 1e-8);
   in.scf.max_iterations = plain.iterations - 1;  // the test itself not passed: no convergence
   EXPECT_FALSE(scf_of(in).converged);
+}
+
+// Infinities in the SCF (an exponent of 1e300 overflows the overlap) stop it
+// at once on every rank, not after scf.max_iterations iterations of NaN.
+TEST(ScfErrors, ANonFiniteEnergyStopsTheScf) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("cyclocc_huge_exponent_" + std::to_string(::getpid()) + "_" +
+                             std::to_string(world().rank()) + ".g94"))
+                               .string();
+  std::ofstream(path) << "H 0\nS 1 1.00\n 1.0e300 1.0\n****\n";
+  auto in = chem_test::make_input(path, {{"H", 0, 0, 0}, {"H", 0, 0, 1.4}});
+  in.basis_is_file = true;
+  try {
+    scf_of(in);
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("SCF: the energy of iteration 1 is not a finite number"), std::string::npos)
+        << e.what();
+  }
+  std::remove(path.c_str());
 }
 
 TEST(ScfErrors, RhfOfAnOpenShellIsAnInputError) {

@@ -100,6 +100,10 @@ TEST(InputErrors, MalformedCoordinates) {
   for (const std::string bad : {"nan", "NaN", "inf", "-inf", ".nan", "-.inf", "1e999"})
     EXPECT_INPUT_ERROR(with("H 0 0 " + bad), at, "coordinate \"" + bad + "\" is not a finite number");
   EXPECT_INPUT_ERROR(with("H 0 0 1.5e308"), at, "is too large");  // finite in angstrom, not in bohr
+  // Finite, but its square is not (the SCF ran on infinities): at most 1e6 bohr.
+  EXPECT_INPUT_ERROR(with("H 0 -1e200 0"), at, "coordinate \"-1e200\" is too large (at most 1e6 bohr");
+  EXPECT_INPUT_ERROR(with("H 0 0 529177.3"), at, "is too large");  // 1.00000006e6 bohr
+  EXPECT_NO_THROW(parse_input_text(with("H 0 0 529177.2"), "t.yaml"));
 }
 
 TEST(InputErrors, CoincidentAtomsAreNamed) {
