@@ -241,7 +241,7 @@ std::string safe_results_path(const input::Input& in, const CliOptions& options)
 
 std::string results_path_before_input(const CliOptions& options) {
   std::error_code ec;
-  const bool readable = fs::is_regular_file(options.input, ec);
+  const bool readable = fs::is_regular_file(options.input, ec) && ::access(options.input.c_str(), R_OK) == 0;
   if (!readable && !options.json) return "";  // the input's own output.json is unknown
   const input::OutputHints hints = readable ? input::output_hints(options.input) : input::OutputHints{};
   const std::string json = options.json.value_or(hints.json);

@@ -1,6 +1,7 @@
 #include "input/geometry.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -171,7 +172,7 @@ bool read_text_file(const std::string& path, std::size_t max_bytes, std::string&
   if (size > max_bytes)
     return reason = "is larger than " + std::to_string(max_bytes >> 20) + " MB", false;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return reason = "cannot be opened", false;
+  if (!in) return reason = "cannot be opened (" + std::generic_category().message(errno) + ")", false;
   text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   if (in.bad() || text.size() > max_bytes) return reason = "cannot be read", false;
   return true;
