@@ -348,7 +348,7 @@ OutputHints output_hints(const std::string& path) {
     auto scalar = [](const YAML::Node& map, const char* key) -> std::optional<std::string> {
       if (!map || !map.IsMap()) return std::nullopt;
       const YAML::Node v = map[key];
-      if (!v || !v.IsScalar()) return std::nullopt;
+      if (!v || !v.IsScalar() || v.Scalar().find('\0') != std::string::npos) return std::nullopt;
       return v.Scalar();
     };
     auto given = [&](const char* section, const char* key, std::string& out) {

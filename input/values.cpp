@@ -120,6 +120,8 @@ std::optional<std::string> Section::raw(std::string_view leaf, bool plain_only) 
   const YAML::Node& value = node(leaf);
   if (value.IsNull()) fail_at(leaf, "has no value; expected " + expected(s.kind));
   if (!value.IsScalar()) fail_at(leaf, "expected " + expected(s.kind) + ", got " + describe(value));
+  // A NUL would end the value in every message and file name made of it.
+  if (value.Scalar().find('\0') != std::string::npos) fail_at(leaf, "the value contains a NUL byte");
   // A quoted "8" is text, not a number: plain scalars only for typed keys.
   if (plain_only && value.Tag() == "!")
     fail_at(leaf, "expected " + expected(s.kind) + ", got the quoted text " + quote(value.Scalar()));
@@ -132,7 +134,6 @@ std::optional<std::string> Section::path(std::string_view leaf) const {
   auto value = raw(leaf, false);
   if (!value) return value;
   if (value->empty()) fail_at(leaf, "the file name is empty");
-  if (value->find('\0') != std::string::npos) fail_at(leaf, "the file name contains a NUL byte");
   return value;
 }
 

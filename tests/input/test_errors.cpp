@@ -216,6 +216,16 @@ TEST(InputErrors, QuoteThatIsNeverClosed) {
   EXPECT_NO_THROW(parse_input_text("title: |\n  a \"quote\n" + kWater, "t.yaml"));
 }
 
+// A NUL ends the value in every message and file name made of it
+// ("basis: 'sto" was the whole message; output.json "a\0b.json" wrote "a").
+TEST(InputErrors, AValueWithANulByte) {
+  EXPECT_INPUT_ERROR("title: \"a\\0b\"\n" + kWater, "t.yaml:1: title: ", "the value contains a NUL byte");
+  EXPECT_INPUT_ERROR(kWater + "output:\n  json: \"a\\0b.json\"\n", "t.yaml:8: output.json: ",
+                     "the value contains a NUL byte");
+  EXPECT_INPUT_ERROR("molecule:\n  geometry: He 0 0 0\nbasis: \"sto\\0-3g\"\n", "t.yaml:3: basis: ",
+                     "the value contains a NUL byte");
+}
+
 TEST(InputErrors, TopLevelMustBeAMapping) {
   EXPECT_INPUT_ERROR("- molecule\n- basis\n", "t.yaml:1: ", "expected a mapping of keys");
   EXPECT_INPUT_ERROR("\n\njust some text\n", "t.yaml:3: ", "expected a mapping of keys");

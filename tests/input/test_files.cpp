@@ -93,6 +93,9 @@ TEST(InputFiles, OutputHintsOfAnInputThatDoesNotValidate) {
   const OutputHints c = hints_of("c.yaml", "[not, a, mapping]\n");
   EXPECT_EQ(c.json, (dir / "c.json").string());
   EXPECT_TRUE(c.reads.empty());
+  // A name with a NUL would be cut short at it ("a"): the default instead.
+  const OutputHints d = hints_of("d.yaml", "output:\n  json: \"a\\0b.json\"\n");
+  EXPECT_EQ(d.json, (dir / "d.json").string());
   fs::remove_all(dir);
 }
 
