@@ -6,6 +6,7 @@
 #include <climits>
 #include <filesystem>
 #include <optional>
+#include <set>
 
 #include "input/geometry.hpp"
 #include "input/input.hpp"
@@ -92,16 +93,19 @@ int unclosed_quote_line(const std::string& text) {
 // yaml-cpp reads a quote that is never closed as a value running to the end
 // of the file, swallowing the keys after it. No value of an input needs more
 // than one line in quotes, so a quoted scalar must close on its own line.
+// Each mapping and sequence once (by where it starts): an alias repeats its
+// anchor's node, and an anchor may contain an alias of itself (&m {a: *m}).
 void check_quotes(const YAML::Node& node, const std::string& text, const std::string& file,
-                  const std::string& key) {
+                  const std::string& key, std::set<int>& seen) {
+  if ((node.IsMap() || node.IsSequence()) && !seen.insert(node.Mark().pos).second) return;
   if (node.IsMap()) {
     for (const auto& kv : node) {
-      check_quotes(kv.first, text, file, key);
+      check_quotes(kv.first, text, file, key, seen);
       const std::string name = kv.first.IsScalar() ? kv.first.Scalar() : key;
-      check_quotes(kv.second, text, file, key.empty() ? name : key + "." + name);
+      check_quotes(kv.second, text, file, key.empty() ? name : key + "." + name, seen);
     }
   } else if (node.IsSequence()) {
-    for (const auto& item : node) check_quotes(item, text, file, key);
+    for (const auto& item : node) check_quotes(item, text, file, key, seen);
   } else if (node.IsScalar() && node.Tag() == "!") {
     const YAML::Mark m = node.Mark();
     const char c = char_at(text, m);
@@ -172,7 +176,8 @@ YAML::Node load_single_document(const std::string& text, const std::string& file
     fail(file, lines.first_content, "", "YAML syntax error: no document can be read from here");
   if (!root.IsDefined() || root.IsNull())
     fail(file, 0, "", "the input is empty; it needs at least molecule: and basis:");
-  check_quotes(root, text, file, "");
+  std::set<int> seen;
+  check_quotes(root, text, file, "", seen);
   if (!root.IsMap())
     fail(file, detail::line_of(root), "",
          "expected a mapping of keys (molecule:, basis:, ...) at the top level");

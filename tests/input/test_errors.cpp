@@ -214,6 +214,10 @@ TEST(InputErrors, QuoteThatIsNeverClosed) {
   EXPECT_NO_THROW(parse_input_text("title: 'it''s \"x\"'\n" + kWater, "t.yaml"));
   EXPECT_NO_THROW(parse_input_text("title: \"a \\\" b\" # c\n" + kWater, "t.yaml"));
   EXPECT_NO_THROW(parse_input_text("title: |\n  a \"quote\n" + kWater, "t.yaml"));
+  // An anchor that holds an alias of itself is read once (the fuzzer found
+  // the quote check recursing through it without end).
+  EXPECT_INPUT_ERROR("molecule: &m {a: *m}\nbasis: b\n", "t.yaml:1: molecule.a: ", "unknown key");
+  EXPECT_INPUT_ERROR("title: &t [\"x\", *t]\n" + kWater, "t.yaml:1: title: ", "expected");
 }
 
 // A NUL ends the value in every message and file name made of it
