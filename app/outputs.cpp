@@ -210,7 +210,8 @@ void check_output_files(const input::Input& in, const CliOptions& options) {
     for (const std::string& w : working_names(f)) {
       auto clash = [&](const std::string& path, const std::string& what) {
         if (is_working_name(w, path))
-          refuse(in, f.named_by, f.path + " uses " + w + " while it is written, and that is " + what + "; name another file");
+          refuse(in, f.named_by,
+                 f.path + " uses " + w + " while it is written, and that is " + what + "; name another file");
       };
       clash(in.path, "the input file");
       for (const Output& r : read_files(in)) clash(r.path, "the file " + r.named_by + " names");

@@ -54,7 +54,8 @@ Atom parse_atom(const std::vector<std::string_view>& fields, const SourceLine& l
   for (std::size_t k = 0; k < 3; ++k) {
     atom.xyz[k] = coordinate(fields[k + 1], line, file, key) * to_bohr;
     if (!(std::abs(atom.xyz[k]) <= kMaxCoordinate))
-      fail(file, line.line, key, "coordinate " + quote(fields[k + 1]) + " is too large (at most 1e6 bohr from the origin)");
+      fail(file, line.line, key,
+           "coordinate " + quote(fields[k + 1]) + " is too large (at most 1e6 bohr from the origin)");
   }
   return atom;
 }

@@ -45,17 +45,23 @@ bool is_marker(std::string_view line, std::string_view marker) {
          (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r');
 }
 
-// The character at a mark's line and column, or '\0' if there is none.
-char char_at(const std::string& text, const YAML::Mark& mark) {
-  if (mark.is_null() || mark.line < 0 || mark.column < 0) return '\0';
+// The offset of a mark's line and column in text, or npos if there is none.
+std::size_t offset_of(const std::string& text, const YAML::Mark& mark) {
+  if (mark.is_null() || mark.line < 0 || mark.column < 0) return std::string::npos;
   std::size_t start = 0;
   for (int line = 0; line < mark.line; ++line) {
     start = text.find('\n', start);
-    if (start == std::string::npos) return '\0';
+    if (start == std::string::npos) return start;
     ++start;
   }
   const std::size_t at = start + static_cast<std::size_t>(mark.column);
-  return at < text.size() ? text[at] : '\0';
+  return at < text.size() ? at : std::string::npos;
+}
+
+// The character at a mark's line and column, or '\0' if there is none.
+char char_at(const std::string& text, const YAML::Mark& mark) {
+  const std::size_t at = offset_of(text, mark);
+  return at == std::string::npos ? '\0' : text[at];
 }
 
 // Whether the quoted scalar that opens at `at` (on its quote) closes on the
@@ -107,14 +113,12 @@ void check_quotes(const YAML::Node& node, const std::string& text, const std::st
   } else if (node.IsSequence()) {
     for (const auto& item : node) check_quotes(item, text, file, key, seen);
   } else if (node.IsScalar() && node.Tag() == "!") {
-    const YAML::Mark m = node.Mark();
-    const char c = char_at(text, m);
-    if (c != '"' && c != '\'') return;  // a block scalar (| or >)
-    std::size_t start = 0;
-    for (int line = 0; line < m.line; ++line) start = text.find('\n', start) + 1;
-    if (!closes_on_its_line(text, start + static_cast<std::size_t>(m.column)))
-      fail(file, m.line + 1, key,
-           std::string("the quoted value has no closing ") + c + " on its line (quoted values must fit on one line)");
+    const std::size_t at = offset_of(text, node.Mark());
+    if (at == std::string::npos || (text[at] != '"' && text[at] != '\'')) return;  // a block scalar (| or >)
+    if (!closes_on_its_line(text, at))
+      fail(file, node.Mark().line + 1, key,
+           std::string("the quoted value has no closing ") + text[at] +
+               " on its line (quoted values must fit on one line)");
   }
 }
 

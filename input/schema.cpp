@@ -76,9 +76,9 @@ std::vector<KeySpec> make_schema() {
           .choices({"sad", "core"}),
       Spec("scf.convergence", K::Real,
            "Converged when the energy change and the RMS orbital gradient are below this. Before a correlated "
-           "method the SCF then takes up to 10 more iterations (usually 1-3; beyond scf.max_iterations if need be), until "
-           "the gradient is 100 times lower, so that "
-           "runs from different guesses agree to well below 1e-9 Eh.")
+           "method the SCF then takes up to 10 more iterations (usually 1-3; beyond scf.max_iterations if "
+           "need be), until the gradient is 100 times lower, so that runs from different guesses agree to well "
+           "below 1e-9 Eh.")
           .value("1.0e-10")
           .above(0),
       Spec("scf.max_iterations", K::Integer, "Iterations before the SCF gives up (exit code 3).")

@@ -195,7 +195,8 @@ TEST_F(ProgramTest, WorkingNamesNeverLeadIntoOtherFiles) {
   EXPECT_EQ(read_text(path("s.tmp")), yaml);
   r = cyclocc({input.string(), "--checkpoint", "c.h5", "--json", "c.h5.prev"});
   EXPECT_EQ(r.exit_code, 2);
-  expect_one_error_line(r, {"w.yaml: --checkpoint: ", "c.h5.prev while it is written, and that is the file --json names"});
+  expect_one_error_line(r,
+                        {"w.yaml: --checkpoint: ", "c.h5.prev while it is written, and that is the file --json names"});
   const auto xyz = water_input("x", [](YAML::Node& in) {
     in["molecule"].remove("geometry");
     in["molecule"].remove("units");
@@ -204,7 +205,8 @@ TEST_F(ProgramTest, WorkingNamesNeverLeadIntoOtherFiles) {
   write_text(path("h2o.xyz.tmp"), "3\nwater\nO 0 0 0.1173\nH 0 0.7572 -0.4692\nH 0 -0.7572 -0.4692\n");
   r = cyclocc({xyz.string(), "--json", "h2o.xyz"});
   EXPECT_EQ(r.exit_code, 2);
-  expect_one_error_line(r, {"x.yaml: --json: ", "h2o.xyz.tmp while it is written, and that is the file molecule.xyz names"});
+  expect_one_error_line(
+      r, {"x.yaml: --json: ", "h2o.xyz.tmp while it is written, and that is the file molecule.xyz names"});
 }
 
 // A run killed before it writes its results (SIGKILL, as for a job out of
