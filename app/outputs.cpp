@@ -73,12 +73,11 @@ bool same_entry(const std::string& a, const std::string& b) {
   return !ea && !eb && x == y;
 }
 
-// Whether the working name w (working_names) is `path`: a link at w is
-// replaced, not written through, so only a path naming the link itself is.
-bool is_working_name(const std::string& w, const std::string& path) {
-  std::error_code ec;
-  return fs::is_symlink(fs::symlink_status(w, ec)) ? same_entry(w, path) : same_file(w, path);
-}
+// Whether the working name w (working_names) is `path`. What is at w is
+// removed or renamed, never written through (a link) or into (a second name
+// of a file: mid-commit, PATH.prev is one of PATH), so only a path naming
+// that entry itself is.
+bool is_working_name(const std::string& w, const std::string& path) { return same_entry(w, path); }
 
 // The files the run reads besides the input itself, and what names them.
 std::vector<Output> read_files(const input::Input& in) {

@@ -181,6 +181,16 @@ TEST_F(ProgramTest, WorkingNamesNeverLeadIntoOtherFiles) {
   EXPECT_GT(H5Fis_hdf5(path("w.h5").c_str()), 0);
   EXPECT_FALSE(fs::exists(fs::symlink_status(path("w.json.tmp"))));
   EXPECT_FALSE(fs::exists(fs::symlink_status(path("w.h5.tmp"))));
+  // Second names (hard links) are removed, not written into. A kill between
+  // the commit's link and rename leaves PATH.prev a second name of PATH: the
+  // restart must go on (it was refused, exit 2, while PATH.prev was there).
+  fs::create_hard_link(input, path("w.json.tmp"));
+  fs::create_hard_link(path("w.h5"), path("w.h5.prev"));
+  r = cyclocc({input.string(), "--restart"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("reusing the orbitals"), std::string::npos) << r.out;
+  EXPECT_EQ(read_text(input), yaml);
+  EXPECT_TRUE(results("w.json")["success"].as<bool>());
   // The checkpoint named as the results' working copy (it would be renamed
   // over the results), the input as one, a file the run reads as one.
   r = cyclocc({input.string(), "--checkpoint", "w.json.tmp"});
