@@ -159,20 +159,25 @@ cc::SolverResult run_ccsd(RunContext& ctx, const input::Input& in, CcCheckpoint&
                          " gave amplitudes or an energy that are not finite numbers; " + kept);
 }
 
+// A method's energies and iterations as results properties; `method`
+// ("ccsd", "ccsdt") is the QCSchema property prefix.
+void record(RunContext& ctx, const chem::ScfResult& scf, const std::string& method, const cc::SolverResult& res) {
+  ctx.results.set_property(method + "_correlation_energy", res.energy);
+  ctx.results.set_property(method + "_total_energy", scf.energy + res.energy);
+  ctx.results.set_property(method + "_iterations", res.iterations);
+}
+
 // Records a method's energies and ends the run if it stopped or did not
-// converge. `method` ("ccsd", "ccsdt") is also the QCSchema property prefix.
-// Its energy is the run's return energy only if it is the method the input
-// asked for (CCSD before (T) or CCSDT is not: docs/results.md). `more`,
-// if given, reports what else the amplitudes of res.energy give, also when
-// the method stopped or did not converge; its argument starts its lines.
+// converge. Its energy is the run's return energy only if it is the method
+// the input asked for (CCSD before (T) or CCSDT is not: docs/results.md).
+// `more`, if given, reports what else the amplitudes of res.energy give,
+// also when the method stopped or did not converge; its argument starts its lines.
+
 void report(RunContext& ctx, const chem::ScfResult& scf, const std::string& method, const cc::SolverResult& res,
             bool requested, int max_iterations, const std::function<void(const std::string&)>& more = {}) {
   const std::string label = method_label(method);
   if (res.diverged_at > 0) throw_diverged(ctx, scf, method, res, requested);
-  const std::string& prefix = method;
-  ctx.results.set_property(prefix + "_correlation_energy", res.energy);
-  ctx.results.set_property(prefix + "_total_energy", scf.energy + res.energy);
-  ctx.results.set_property(prefix + "_iterations", res.iterations);
+  record(ctx, scf, method, res);
   if (requested) ctx.results.set_return_energy(scf.energy + res.energy);
   const bool converged = res.converged && !res.stopped;
   if (converged)
@@ -298,7 +303,11 @@ void stage_correlated(RunContext& ctx, const input::Input& in, const chem::Basis
     report(ctx, scf, "ccsd", ccsd, method == "ccsd", in.cc.max_iterations, ccsd_more);
     print_largest_amplitudes(ctx, "ccsd", t, space);  // converged, or report threw
   } else if (ckpt.stored("ccsd")) {
-    report(ctx, scf, "ccsd", ccsd, false, in.cc.max_iterations);
+    // The CCSD this CCSDT started from, as stored: not judged again (by a
+    // tighter cc.convergence it would be "not converged", and is not iterated).
+    record(ctx, scf, "ccsd", ccsd);
+    ctx.log.print("CCSD (stored, before CCSDT) %d iterations: correlation %.12f, total %.12f hartree\n",
+                  ccsd.iterations, ccsd.energy, scf.energy + ccsd.energy);
   }
   if (method != "ccsd") stop_after_method(ctx, "ccsd", ccsd.iterations);  // a safe point before (T) or CCSDT
   if (method == "ccsd(t)") run_triples(ctx, scf, mo, t, ccsd.energy);

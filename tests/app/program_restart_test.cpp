@@ -188,6 +188,30 @@ TEST_F(RestartTest, UnconvergedRunContinuesAndAConvergedOneIsNotIteratedAgain) {
   EXPECT_EQ(read_text(path("w.h5")), converged_file);  // nothing new to write
 }
 
+// A CCSDT restart with a tighter cc.convergence goes on from its own stored
+// amplitudes; the CCSD it started from is not judged again by the new
+// threshold (it was "CCSD did not converge", exit 3: a review's finding).
+TEST_F(RestartTest, CcsdtWithATighterThresholdGoesOnFromItsOwnAmplitudes) {
+  auto input = case_input("t", kWaterCase, [](YAML::Node& in) { in["cc"]["method"] = "ccsdt"; });
+  auto r = cyclocc({input.string()}, 2);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const YAML::Node first = results("t.json")["properties"];
+  input = case_input("t", kWaterCase, [](YAML::Node& in) {
+    in["cc"]["method"] = "ccsdt";
+    in["cc"]["convergence"] = 1e-11;
+  });
+  r = cyclocc({input.string(), "--restart"}, 2);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("CCSD (stored, before CCSDT)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("CCSDT: continuing from iteration"), std::string::npos) << r.out;
+  const YAML::Node again = results("t.json")["properties"];
+  EXPECT_EQ(again["ccsd_total_energy"].as<double>(), first["ccsd_total_energy"].as<double>());
+  EXPECT_EQ(again["ccsd_iterations"].as<int>(), first["ccsd_iterations"].as<int>());
+  EXPECT_GT(again["ccsdt_iterations"].as<int>(), first["ccsdt_iterations"].as<int>());
+  EXPECT_NEAR(again["ccsdt_total_energy"].as<double>(),
+              reference_value("h2o_sto3g_rhf_ccsdt", "ccsdt_total_energy"), 1e-8);
+}
+
 // DESIGN.md §8: another frozen core reuses the SCF and starts the amplitudes fresh.
 TEST_F(RestartTest, AnotherFrozenCoreReusesTheScfAndStartsTheAmplitudesFresh) {
   const double e_ref = reference_value("h2o_ccpvdz_rhf_fc1", "ccsd_total_energy");
