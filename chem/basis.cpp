@@ -185,4 +185,17 @@ Basis load_basis(const input::Input& in) {
   return b;
 }
 
+std::vector<double> shell_data(const Basis& basis) {
+  std::vector<double> data;
+  for (const libint2::Shell& sh : basis.shells) {
+    for (const auto& c : sh.contr) {
+      data.push_back(c.l);
+      data.push_back(c.pure ? 1 : 0);
+      for (double x : c.coeff) data.push_back(x);
+    }
+    for (double a : sh.alpha) data.push_back(a);
+  }
+  return data;
+}
+
 }  // namespace cyclocc::chem

@@ -35,6 +35,12 @@ struct Basis {
 // unknown name, a missing file, or an element the basis lacks.
 Basis load_basis(const input::Input& in);
 
+// The shells as numbers, in order (per contraction: l, pure; then the
+// exponents and the normalised coefficients), without their centres: what
+// a checkpoint keeps to tell its basis from another of the same name (an
+// edited .g94 file).
+std::vector<double> shell_data(const Basis& basis);
+
 // Folder of the shipped library (compile-time default, overridable with the
 // CYCLOCC_BASIS_DIR environment variable).
 std::string basis_library_dir();

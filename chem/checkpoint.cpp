@@ -194,6 +194,7 @@ CheckpointIdentity checkpoint_identity(const input::Input& in, const Basis& basi
   id.puream = basis.pure;
   id.nbf = basis.nbf;
   id.reference = in.scf.reference;
+  id.shells = shell_data(basis);
   return id;
 }
 
@@ -232,6 +233,12 @@ std::string identity_mismatch(const CheckpointIdentity& stored, const Checkpoint
   if (stored.puream != wanted.puream)
     return differs("puream", stored.puream ? "true" : "false", wanted.puream ? "true" : "false");
   if (stored.nbf != wanted.nbf) return differs("number of basis functions", stored.nbf, wanted.nbf);
+  // To 1e-12 relative: the coefficients are normalised by the library's arithmetic.
+  const auto near = [](double a, double b) { return std::fabs(a - b) <= 1e-12 * std::max(std::fabs(a), std::fabs(b)); };
+  if (!stored.shells.empty() && !std::equal(stored.shells.begin(), stored.shells.end(), wanted.shells.begin(),
+                                            wanted.shells.end(), near))
+    return "basis differs: the exponents or coefficients of " + wanted.basis +
+           " are not those in the checkpoint (was its file edited?)";
   if (stored.reference != wanted.reference)
     return differs("scf.reference", stored.reference, wanted.reference);
   return {};
@@ -477,6 +484,7 @@ CheckpointIdentity CheckpointReader::read_identity() const {
   id.puream = read_int("/basis", "puream") != 0;
   id.nbf = static_cast<int>(read_int("/basis", "nbf"));
   id.reference = read_string("/scf", "reference");
+  if (exists("/basis/shells")) id.shells = read_array("/basis/shells");
   return id;
 }
 
@@ -736,6 +744,7 @@ void CheckpointWriter::write_identity(const CheckpointIdentity& id) {
   set_string("/basis", "name", id.basis);
   set_int("/basis", "puream", id.puream ? 1 : 0);
   set_int("/basis", "nbf", id.nbf);
+  write_array("/basis/shells", id.shells);
   create_group("/scf");
   set_string("/scf", "reference", id.reference);
 }

@@ -63,6 +63,7 @@ struct CheckpointIdentity {
   bool puream = true;
   int nbf = 0;
   std::string reference;
+  std::vector<double> shells;  // shell_data(); empty in files written before it was kept
 };
 
 inline constexpr double kGeometryMatchBohr = 1.0e-10;

@@ -597,6 +597,21 @@ TEST(CheckpointIdentity, EveryDifferenceIsNamed) {
   b = a;
   b.reference = "uhf";
   expect(b, "scf.reference differs (rhf in the checkpoint, uhf in the input)");
+  // The shells of a basis of the same name (an edited .g94 file); files
+  // written before the shells were kept do not tell.
+  auto c = a;
+  c.shells = {0, 1, 0.15432897, 0.53532814, 0.44463454, 3.42525091, 0.62391373, 0.1688554};
+  b = c;
+  b.shells[7] *= 1 + 1e-9;
+  const auto m = chem::identity_mismatch(c, b);
+  EXPECT_EQ(m.rfind("basis differs: the exponents or coefficients of sto-3g are not those in the checkpoint", 0), 0u)
+      << m;
+  b.shells.pop_back();
+  EXPECT_NE(chem::identity_mismatch(c, b), "");
+  b = c;
+  b.shells[2] *= 1 + 1e-14;  // the library's arithmetic
+  EXPECT_EQ(chem::identity_mismatch(c, b), "");
+  EXPECT_EQ(chem::identity_mismatch(a, c), "");
 }
 
 TEST_F(CheckpointTest, FilesThatAreNotCheckpointsAreRefused) {

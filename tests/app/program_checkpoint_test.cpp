@@ -105,6 +105,30 @@ TEST_F(ProgramTest, MismatchedCheckpointIsExit4AndUntouched) {
   }
 }
 
+// A basis file edited under the same name: its orbitals would be reused with
+// the new integrals (a review found a restart then ended "successfully",
+// 4.6e-6 Eh off). The checkpoint keeps the shells and refuses.
+TEST_F(ProgramTest, AnEditedBasisFileIsAnotherBasis) {
+  const std::string cases = std::string(CYCLOCC_SOURCE_DIR) + "/regression/cases/";
+  const std::string g94 = read_text(cases + "li_ccpvdz_uhf.g94");
+  write_text(path("li_ccpvdz_uhf.g94"), g94);
+  const auto input = case_input("li", "li_ccpvdz_uhf", [](YAML::Node& in) { in["cc"]["method"] = "none"; });
+  ASSERT_EQ(cyclocc({input.string()}).exit_code, 0);
+  const std::string before = read_text(path("li.h5"));
+  ASSERT_NE(g94.find("0.0734500"), std::string::npos);
+  std::string edited = g94;
+  edited.replace(edited.find("0.0734500"), 9, "0.0834500");
+  write_text(path("li_ccpvdz_uhf.g94"), edited);
+  const auto r = cyclocc({input.string(), "--restart"}, 2);
+  EXPECT_EQ(r.exit_code, 4);
+  expect_one_error_line(r, {"li.h5", "basis differs: the exponents or coefficients of", "(was its file edited?)"});
+  EXPECT_EQ(read_text(path("li.h5")), before);
+  write_text(path("li_ccpvdz_uhf.g94"), g94);  // the file as it was: reused
+  const auto again = cyclocc({input.string(), "--restart"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("reusing the orbitals"), std::string::npos) << again.out;
+}
+
 TEST_F(ProgramTest, TruncatedOrCorruptCheckpointIsExit4AndUntouched) {
   const auto input = water_input("w");
   ASSERT_EQ(cyclocc({input.string()}).exit_code, 0);
