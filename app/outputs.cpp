@@ -207,6 +207,9 @@ void check_output_files(const input::Input& in, const CliOptions& options) {
       if (same_file(f.path, files[j].path))
         refuse(in, files[j].named_by, "names the same file as " + f.named_by + " (" + f.path + ")");
     for (const std::string& w : working_names(f)) {
+      std::error_code ec;
+      if (fs::is_directory(fs::symlink_status(w, ec)))
+        refuse(in, f.named_by, f.path + " uses " + w + " while it is written, and that is a folder; remove it");
       auto clash = [&](const std::string& path, const std::string& what) {
         if (is_working_name(w, path))
           refuse(in, f.named_by,

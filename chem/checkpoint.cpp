@@ -1,6 +1,7 @@
 #include "chem/checkpoint.hpp"
 
 #include <hdf5.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -254,7 +255,9 @@ CheckpointReader::CheckpointReader(const par::Comm& comm, std::string path)
   if (comm_.any(file_ < 0)) {
     if (file_ >= 0) H5Fclose(file_);
     file_ = -1;
-    fail(path_, "cannot be opened as HDF5 (missing, truncated or not a checkpoint)");
+    const bool unreadable = ::access(path_.c_str(), F_OK) == 0 && ::access(path_.c_str(), R_OK) != 0;
+    fail(path_, unreadable ? "cannot be read (permission denied)"
+                           : "cannot be opened as HDF5 (missing, truncated or not a checkpoint)");
   }
   std::string format;
   std::int64_t version = -1;

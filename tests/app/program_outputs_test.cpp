@@ -11,8 +11,8 @@ namespace cyclocc::app_test {
 namespace {
 
 // A results file that cannot be written is an error before any work: a
-// folder in its place (exit 2), or a place for its temporary copy that is
-// taken (exit 1); an input error keeps its own exit code.
+// folder in its place or in that of its temporary copy (exit 2); an input
+// error keeps its own exit code.
 TEST_F(ProgramTest, ResultsFileThatCannotBeWrittenStopsTheRunBeforeTheWork) {
   const auto input = water_input("w");
   fs::create_directories(path("taken"));
@@ -20,11 +20,18 @@ TEST_F(ProgramTest, ResultsFileThatCannotBeWrittenStopsTheRunBeforeTheWork) {
   EXPECT_EQ(r.exit_code, 2);
   expect_one_error_line(r, {"w.yaml: --json: taken is a folder"});
   EXPECT_EQ(r.out.find("SCF converged"), std::string::npos) << r.out;
+  // A folder at a working name (FILE.tmp, the checkpoint's FILE.prev) too.
   fs::create_directories(path("w.json.tmp"));
   r = cyclocc({input.string()});
-  EXPECT_EQ(r.exit_code, 1);
-  expect_one_error_line(r, {"cannot write", "w.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"w.yaml: output.json: ", "w.json.tmp while it is written, and that is a folder"});
   EXPECT_EQ(r.out.find("SCF converged"), std::string::npos) << r.out;
+  fs::remove(path("w.json.tmp"));
+  fs::create_directories(path("w.h5.prev"));
+  r = cyclocc({input.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"w.yaml: checkpoint.file: ", "w.h5.prev while it is written, and that is a folder"});
+  fs::remove(path("w.h5.prev"));
   r = cyclocc({"missing.yaml", "--json", "taken"});
   EXPECT_EQ(r.exit_code, 2);
   expect_one_error_line(r, {"missing.yaml"});
