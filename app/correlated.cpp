@@ -172,7 +172,6 @@ void record(RunContext& ctx, const chem::ScfResult& scf, const std::string& meth
 // the input asked for (CCSD before (T) or CCSDT is not: docs/results.md).
 // `more`, if given, reports what else the amplitudes of res.energy give,
 // also when the method stopped or did not converge; its argument starts its lines.
-
 void report(RunContext& ctx, const chem::ScfResult& scf, const std::string& method, const cc::SolverResult& res,
             bool requested, int max_iterations, const std::function<void(const std::string&)>& more = {}) {
   const std::string label = method_label(method);

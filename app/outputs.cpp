@@ -73,12 +73,6 @@ bool same_entry(const std::string& a, const std::string& b) {
   return !ea && !eb && x == y;
 }
 
-// Whether the working name w (working_names) is `path`. What is at w is
-// removed or renamed, never written through (a link) or into (a second name
-// of a file: mid-commit, PATH.prev is one of PATH), so only a path naming
-// that entry itself is.
-bool is_working_name(const std::string& w, const std::string& path) { return same_entry(w, path); }
-
 // The files the run reads besides the input itself, and what names them.
 std::vector<Output> read_files(const input::Input& in) {
   std::vector<Output> files;
@@ -102,6 +96,29 @@ std::vector<std::string> working_names(const Output& f) {
   std::vector<std::string> names{target + ".tmp"};
   if (f.checkpoint()) names.push_back(chem::checkpoint_previous_path(target));
   return names;
+}
+
+// A file of the run and what it is ("the input file", "the file --json names").
+struct Named {
+  std::string path, what;
+};
+
+// The input, the files it reads and the outputs.
+std::vector<Named> files_of_the_run(const input::Input& in, const std::vector<Output>& outputs) {
+  std::vector<Named> named{{in.path, "the input file"}};
+  for (const Output& r : read_files(in)) named.push_back({r.path, "the file " + r.named_by + " names"});
+  for (const Output& o : outputs) named.push_back({o.path, "the file " + o.named_by + " names"});
+  return named;
+}
+
+// What of `named` the working name w (working_names) is, or "". What is at w
+// is removed or renamed, never written through (a link) or into (a second
+// name of a file: mid-commit, PATH.prev is one of PATH), so only a path
+// naming that entry itself is w.
+std::string working_name_clash(const std::string& w, const std::vector<Named>& named) {
+  for (const Named& n : named)
+    if (same_entry(w, n.path)) return n.what;
+  return "";
 }
 
 // Why the run could not write file f where it is, or "": it is a folder, a
@@ -210,14 +227,9 @@ void check_output_files(const input::Input& in, const CliOptions& options) {
       std::error_code ec;
       if (fs::is_directory(fs::symlink_status(w, ec)))
         refuse(in, f.named_by, f.path + " uses " + w + " while it is written, and that is a folder; remove it");
-      auto clash = [&](const std::string& path, const std::string& what) {
-        if (is_working_name(w, path))
-          refuse(in, f.named_by,
-                 f.path + " uses " + w + " while it is written, and that is " + what + "; name another file");
-      };
-      clash(in.path, "the input file");
-      for (const Output& r : read_files(in)) clash(r.path, "the file " + r.named_by + " names");
-      for (const Output& g : files) clash(g.path, "the file " + g.named_by + " names");
+      if (const std::string what = working_name_clash(w, files_of_the_run(in, files)); !what.empty())
+        refuse(in, f.named_by,
+               f.path + " uses " + w + " while it is written, and that is " + what + "; name another file");
     }
     if (const std::string why = unwritable(f); !why.empty()) refuse(in, f.named_by, why);
     if (const std::string why = foreign(f, options); !why.empty()) refuse(in, f.named_by, why);
@@ -232,13 +244,8 @@ std::string safe_results_path(const input::Input& in, const CliOptions& options)
     if (same_file(json, files[i].path)) return "";
   for (const Output& r : read_files(in))
     if (same_file(json, r.path)) return "";
-  for (const std::string& w : working_names(files.front())) {
-    if (is_working_name(w, in.path)) return "";
-    for (const Output& f : files)
-      if (is_working_name(w, f.path)) return "";
-    for (const Output& r : read_files(in))
-      if (is_working_name(w, r.path)) return "";
-  }
+  for (const std::string& w : working_names(files.front()))
+    if (!working_name_clash(w, files_of_the_run(in, files)).empty()) return "";
   return not_replaceable(json, Kind::results).empty() ? json : "";
 }
 
@@ -253,11 +260,11 @@ std::string results_path_before_input(const CliOptions& options) {
   if (!not_replaceable(json, Kind::results).empty()) return "";
   for (const std::string& read : hints.reads)
     if (same_file(json, read)) return "";
-  for (const std::string& w : working_names({json, "--json"})) {
-    if (is_working_name(w, options.input) || (!checkpoint.empty() && is_working_name(w, checkpoint))) return "";
-    for (const std::string& read : hints.reads)
-      if (is_working_name(w, read)) return "";
-  }
+  std::vector<Named> named{{options.input, "the input file"}};
+  if (!checkpoint.empty()) named.push_back({checkpoint, "the checkpoint"});
+  for (const std::string& read : hints.reads) named.push_back({read, "a file the input reads"});
+  for (const std::string& w : working_names({json, "--json"}))
+    if (!working_name_clash(w, named).empty()) return "";
   return json;
 }
 
