@@ -6,6 +6,7 @@
 #include <map>
 
 #include "app/agree.hpp"
+#include "app/checkpoint_lock.hpp"
 #include "app/errors.hpp"
 #include "app/outputs.hpp"
 #include "app/run_memory.hpp"
@@ -141,8 +142,22 @@ void write_unfinished(RunContext& ctx) {
   });
 }
 
+// Rank 0 takes the checkpoint's lock for the rest of the run. A run refused
+// because another holds it writes no results file: that file is the other
+// run's.
+void lock_checkpoint(RunContext& ctx, std::optional<CheckpointLock>& lock) {
+  const std::string json = ctx.json_path;
+  ctx.json_path.clear();
+  std::string warning;
+  agreed(ctx.comm, [&] {
+    if (ctx.comm.root()) lock.emplace(ctx.checkpoint_path, warning);
+  });
+  ctx.json_path = json;
+  if (!warning.empty()) ctx.log.warning("%s\n", warning.c_str());
+}
+
 // The stages in order; throws AgreedFailure.
-void run_stages(RunContext& ctx, const CliOptions& options) {
+void run_stages(RunContext& ctx, const CliOptions& options, std::optional<CheckpointLock>& lock) {
   print_header(ctx, options);
   ctx.json_path = results_path_before_input(options);  // where a failure of the input is reported
   const input::Input in = agreed(ctx.comm, [&] { return stage_input(options.input); });
@@ -157,6 +172,7 @@ void run_stages(RunContext& ctx, const CliOptions& options) {
   });
   ctx.comm.bcast(checkpoint, 0);
   ctx.checkpoint_path = checkpoint;
+  lock_checkpoint(ctx, lock);
   write_unfinished(ctx);
   print_input_summary(ctx, in);
 
@@ -176,8 +192,9 @@ int run(const par::Comm& comm, const CliOptions& options, StopRequest& stop) {
                  Results(CYCLOCC_VERSION, comm.size()), options.restart, {}, {}};
   comm.stats().verbose = options.verbose;
   int code = exit_code::kSuccess;
+  std::optional<CheckpointLock> lock;  // held until the results are written
   try {
-    run_stages(ctx, options);
+    run_stages(ctx, options, lock);
   } catch (const AgreedFailure& agreed_failure) {
     const Failure& f = agreed_failure.failure;
     ctx.results.set_error(f.type, f.message);

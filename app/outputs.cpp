@@ -1,5 +1,6 @@
 #include "app/outputs.hpp"
 
+#include "app/checkpoint_lock.hpp"
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/checkpoint_lock.hpp"
 #include "app/results.hpp"
 #include "chem/checkpoint.hpp"
 
@@ -83,8 +85,9 @@ std::vector<Output> read_files(const input::Input& in) {
 
 // The names f is written under before it takes its own, beside the file a
 // link points to: PATH.tmp, and for the checkpoint PATH.prev too (its last
-// version, kept while the next is written). An existing file of such a name
-// is the run's own, left by a run that stopped, and is replaced.
+// version, kept while the next is written) and PATH.lock (held while the run
+// lasts, checkpoint_lock.hpp). An existing file of such a name is the run's
+// own, left by a run that stopped, and is replaced.
 std::vector<std::string> working_names(const Output& f) {
   if (!f.renamed()) return {};
   std::string target = f.path;
@@ -94,7 +97,10 @@ std::vector<std::string> working_names(const Output& f) {
     // A loop of links: refused as unwritable.
   }
   std::vector<std::string> names{target + ".tmp"};
-  if (f.checkpoint()) names.push_back(chem::checkpoint_previous_path(target));
+  if (f.checkpoint()) {
+    names.push_back(chem::checkpoint_previous_path(target));
+    names.push_back(checkpoint_lock_path(target));
+  }
   return names;
 }
 

@@ -1,8 +1,11 @@
 // Checkpoint and --restart through the cyclocc binary (DESIGN.md §3, §8):
 // reuse at another rank count, refusal (exit 4) of mismatched, truncated and
-// corrupt checkpoints without touching them, and input errors that leave an
-// existing checkpoint alone.
+// corrupt checkpoints without touching them, input errors that leave an
+// existing checkpoint alone, and a checkpoint another run holds.
+#include <fcntl.h>
 #include <hdf5.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "tests/app/program_fixture.hpp"
 
@@ -170,4 +173,34 @@ TEST_F(ProgramTest, InputErrorLeavesAnExistingCheckpointAlone) {
     EXPECT_EQ(read_text(path("w.h5")), before);
     EXPECT_FALSE(fs::exists(path("w.h5.tmp")));
   }
+}
+
+// One run per checkpoint (app/checkpoint_lock.hpp): while another process
+// holds CHECKPOINT.lock, a run is refused (exit 4) and writes nothing, not
+// even its results (the file of the run that holds the lock); a lock file no
+// one holds, as a killed run leaves it, is taken over and removed at the end.
+TEST_F(ProgramTest, ACheckpointInUseIsRefusedAndALeftLockTakenOver) {
+  const auto input = water_input("w");
+  ASSERT_EQ(cyclocc({input.string()}).exit_code, 0);
+  const std::string checkpoint = read_text(path("w.h5")), json = read_text(path("w.json"));
+  const std::string holder = "pid 42 on host elsewhere, started at 08:00\n";
+  const int fd = ::open(path("w.h5.lock").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  ASSERT_EQ(::write(fd, holder.data(), holder.size()), static_cast<ssize_t>(holder.size()));
+  for (int ranks : {0, 2}) {
+    const auto r = cyclocc({input.string(), "--restart"}, ranks);
+    EXPECT_EQ(r.exit_code, 4);
+    expect_one_error_line(r, {"checkpoint ", "w.h5 is in use by another run (pid 42 on host elsewhere, started at "
+                                             "08:00, holding ", "w.h5.lock); wait for it to end or stop it"});
+    EXPECT_EQ(read_text(path("w.h5")), checkpoint);
+    EXPECT_EQ(read_text(path("w.json")), json);
+    EXPECT_EQ(read_text(path("w.h5.lock")), holder);
+    EXPECT_FALSE(fs::exists(path("w.h5.tmp")));
+  }
+  ::close(fd);  // the holder is gone; its file is left
+  const auto r = cyclocc({input.string(), "--restart"}, 2);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("reusing the orbitals"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(path("w.h5.lock")));
 }

@@ -20,7 +20,7 @@ TEST_F(ProgramTest, ResultsFileThatCannotBeWrittenStopsTheRunBeforeTheWork) {
   EXPECT_EQ(r.exit_code, 2);
   expect_one_error_line(r, {"w.yaml: --json: taken is a folder"});
   EXPECT_EQ(r.out.find("SCF converged"), std::string::npos) << r.out;
-  // A folder at a working name (FILE.tmp, the checkpoint's FILE.prev) too.
+  // A folder at a working name (FILE.tmp, the checkpoint's FILE.prev and FILE.lock) too.
   fs::create_directories(path("w.json.tmp"));
   r = cyclocc({input.string()});
   EXPECT_EQ(r.exit_code, 2);
@@ -32,6 +32,11 @@ TEST_F(ProgramTest, ResultsFileThatCannotBeWrittenStopsTheRunBeforeTheWork) {
   EXPECT_EQ(r.exit_code, 2);
   expect_one_error_line(r, {"w.yaml: checkpoint.file: ", "w.h5.prev while it is written, and that is a folder"});
   fs::remove(path("w.h5.prev"));
+  fs::create_directories(path("w.h5.lock"));
+  r = cyclocc({input.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"w.yaml: checkpoint.file: ", "w.h5.lock while it is written, and that is a folder"});
+  fs::remove(path("w.h5.lock"));
   r = cyclocc({"missing.yaml", "--json", "taken"});
   EXPECT_EQ(r.exit_code, 2);
   expect_one_error_line(r, {"missing.yaml"});
@@ -170,7 +175,7 @@ TEST_F(ProgramTest, OutputsNeverReplaceAFileOfAnotherKind) {
 }
 
 // The names the results and the checkpoint are written under first (FILE.tmp,
-// and the checkpoint's FILE.prev) never lead into another file: a link of
+// and the checkpoint's FILE.prev and FILE.lock) never lead into another file: a link of
 // such a name is replaced, not written through, and a name that is another
 // file the run reads or writes is refused before any work.
 TEST_F(ProgramTest, WorkingNamesNeverLeadIntoOtherFiles) {
@@ -179,6 +184,7 @@ TEST_F(ProgramTest, WorkingNamesNeverLeadIntoOtherFiles) {
   write_text(path("keep.yaml"), keep);
   fs::create_symlink("w.yaml", path("w.json.tmp"));
   fs::create_symlink("keep.yaml", path("w.h5.tmp"));
+  fs::create_symlink("keep.yaml", path("w.h5.lock"));
   auto r = cyclocc({input.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(read_text(input), yaml);
@@ -188,15 +194,19 @@ TEST_F(ProgramTest, WorkingNamesNeverLeadIntoOtherFiles) {
   EXPECT_GT(H5Fis_hdf5(path("w.h5").c_str()), 0);
   EXPECT_FALSE(fs::exists(fs::symlink_status(path("w.json.tmp"))));
   EXPECT_FALSE(fs::exists(fs::symlink_status(path("w.h5.tmp"))));
+  EXPECT_FALSE(fs::exists(fs::symlink_status(path("w.h5.lock"))));
   // Second names (hard links) are removed, not written into. A kill between
   // the commit's link and rename leaves PATH.prev a second name of PATH: the
   // restart must go on (it was refused, exit 2, while PATH.prev was there).
   fs::create_hard_link(input, path("w.json.tmp"));
   fs::create_hard_link(path("w.h5"), path("w.h5.prev"));
+  fs::create_hard_link(path("keep.yaml"), path("w.h5.lock"));
   r = cyclocc({input.string(), "--restart"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("reusing the orbitals"), std::string::npos) << r.out;
   EXPECT_EQ(read_text(input), yaml);
+  EXPECT_EQ(read_text(path("keep.yaml")), keep);
+  EXPECT_FALSE(fs::exists(fs::symlink_status(path("w.h5.lock"))));
   EXPECT_TRUE(results("w.json")["success"].as<bool>());
   // The checkpoint named as the results' working copy (it would be renamed
   // over the results), the input as one, a file the run reads as one.

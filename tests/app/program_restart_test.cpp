@@ -96,6 +96,36 @@ TEST_F(KillTest, KillNineDuringCcsdAndDuringAWriteThenRestartAtAnotherRankCount)
   EXPECT_FALSE(fs::exists(path("w.h5.tmp")));
 }
 
+// The scenario the checkpoint's lock is for: a kill -9 of mpirun can leave
+// the ranks running, and a requeued job must not write the same checkpoint
+// while they do. Then the ranks die and the restart takes over the lock
+// file they leave.
+TEST_F(KillTest, ASecondRunIsRefusedWhileTheFirstRunsThenTakesOver) {
+  const auto input = case_input("w", "h2o_ccpvdz_rhf", [](YAML::Node& in) {
+    in["cc"]["convergence"] = 1e-30;  // iterates until it is killed
+    in["cc"]["max_iterations"] = 2000;
+  });
+  BackgroundRun first({CYCLOCC_EXE, input.string()}, dir_, 2);
+  ASSERT_TRUE(first.wait_for([&] { return last_cc_iteration(first.out()) >= 2; })) << first.out() << first.err();
+  const std::string json = read_text(path("w.json"));
+  auto r = cyclocc({input.string(), "--restart"});
+  EXPECT_EQ(r.exit_code, 4);
+  expect_one_error_line(r, {"w.h5 is in use by another run (pid ", " on host ", "w.h5.lock); wait for it to end"});
+  EXPECT_EQ(read_text(path("w.json")), json);  // the first run's
+  first.kill_all(SIGKILL);
+  ASSERT_EQ(first.wait(), 128 + SIGKILL);
+  EXPECT_TRUE(fs::exists(path("w.h5.lock")));
+  const int stored = stored_ccsd_iteration(path("w.h5"));
+  ASSERT_GE(stored, 2);
+  case_input("w", "h2o_ccpvdz_rhf", tight);
+  r = cyclocc({input.string(), "--restart"}, 2);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const CcsdRun restarted = ccsd_run("w.json");
+  EXPECT_EQ(restarted.iterations, stored + restarted.this_run);  // went on from the first run's
+  EXPECT_NEAR(restarted.energy, reference_value("h2o_ccpvdz_rhf", "ccsd_total_energy"), 1e-8);
+  EXPECT_FALSE(fs::exists(path("w.h5.lock")));
+}
+
 // Several kills in one calculation, each restart at another rank count, on
 // a larger basis.
 TEST_F(KillTest, KillNineAtSeveralMomentsAndRankCounts) {
