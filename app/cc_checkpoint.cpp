@@ -353,8 +353,10 @@ cc::SolverResult iterate_with_checkpoints(RunContext& ctx, const input::Input& i
 
   const bool diis_on = cc::diis_on(opt.diis);
   const std::string diis = diis_on ? "DIIS " + std::to_string(opt.diis) + " vectors" : std::string("no DIIS");
-  ctx.log.print("%s: convergence %.1e on |dE| and |dT|, %s, checkpoint every %d iterations\n", label.c_str(),
-                opt.convergence, diis.c_str(), in.checkpoint.interval);
+  const std::string every = in.checkpoint.interval == 1 ? std::string("iteration")
+                                                         : par::count_of(in.checkpoint.interval, "iteration");
+  ctx.log.print("%s: convergence %.1e on |dE| and |dT|, %s, checkpoint every %s\n", label.c_str(), opt.convergence,
+                diis.c_str(), every.c_str());
   const bool triples = t.t3.has_value();
   ctx.log.print(" iter        correlation energy           dE        |dT|%s  seconds  checkpoint\n",
                 triples ? "       |dT3|" : "");

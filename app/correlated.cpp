@@ -180,13 +180,13 @@ void report(RunContext& ctx, const chem::ScfResult& scf, const std::string& meth
   if (requested) ctx.results.set_return_energy(scf.energy + res.energy);
   const bool converged = res.converged && !res.stopped;
   if (converged)
-    ctx.log.print("%s converged in %d iterations: correlation %.12f, total %.12f hartree\n", label.c_str(),
-                  res.iterations, res.energy, scf.energy + res.energy);
+    ctx.log.print("%s converged in %s: correlation %.12f, total %.12f hartree\n", label.c_str(),
+                  par::count_of(res.iterations, "iteration").c_str(), res.energy, scf.energy + res.energy);
   if (more) more(converged ? label : label + " (last iteration, not converged)");
   if (res.stopped) throw Interrupted(interrupted_message(ctx, method, res.iterations));
   if (!res.converged)
-    throw ConvergenceError(label + " did not converge in " + std::to_string(res.iterations) +
-                           " iterations (cc.max_iterations: " + std::to_string(max_iterations) + "; last energy " +
+    throw ConvergenceError(label + " did not converge in " + par::count_of(res.iterations, "iteration") +
+                           " (cc.max_iterations: " + std::to_string(max_iterations) + "; last energy " +
                            energy_text(scf.energy + res.energy) + ")");
 }
 
@@ -305,8 +305,8 @@ void stage_correlated(RunContext& ctx, const input::Input& in, const chem::Basis
     // The CCSD this CCSDT started from, as stored: not judged again (by a
     // tighter cc.convergence it would be "not converged", and is not iterated).
     record(ctx, scf, "ccsd", ccsd);
-    ctx.log.print("CCSD (stored, before CCSDT) %d iterations: correlation %.12f, total %.12f hartree\n",
-                  ccsd.iterations, ccsd.energy, scf.energy + ccsd.energy);
+    ctx.log.print("CCSD (stored, before CCSDT) %s: correlation %.12f, total %.12f hartree\n",
+                  par::count_of(ccsd.iterations, "iteration").c_str(), ccsd.energy, scf.energy + ccsd.energy);
   }
   if (method != "ccsd") stop_after_method(ctx, "ccsd", ccsd.iterations);  // a safe point before (T) or CCSDT
   if (method == "ccsd(t)") run_triples(ctx, scf, mo, t, ccsd.energy);

@@ -54,9 +54,10 @@ void print_header(const RunContext& ctx, const CliOptions& options) {
 void print_input_summary(const RunContext& ctx, const input::Input& in) {
   const auto& mol = in.molecule;
   if (!in.title.empty()) ctx.log.print("title: %s\n", in.title.c_str());
-  ctx.log.print("molecule: %s, %zu atoms, charge %d, multiplicity %d, %d electrons (%d alpha, %d beta)\n",
-                formula(mol).c_str(), mol.atoms.size(), mol.charge, mol.multiplicity, mol.n_electrons(),
-                mol.n_alpha(), mol.n_beta());
+  const std::string atoms = par::count_of(static_cast<long>(mol.atoms.size()), "atom");
+  const std::string electrons = par::count_of(mol.n_electrons(), "electron");
+  ctx.log.print("molecule: %s, %s, charge %d, multiplicity %d, %s (%d alpha, %d beta)\n", formula(mol).c_str(),
+                atoms.c_str(), mol.charge, mol.multiplicity, electrons.c_str(), mol.n_alpha(), mol.n_beta());
   ctx.log.print("method: %s, cc.method %s\n", in.scf.reference.c_str(), in.cc.method.c_str());
   ctx.log.print("results file: %s\n", ctx.json_path.c_str());
   ctx.log.print("checkpoint: %s%s\n", ctx.checkpoint_path.c_str(), ctx.restart ? " (restart)" : "");
@@ -75,7 +76,8 @@ void print_basis(const RunContext& ctx, const chem::Basis& basis) {
 
 void print_energies(const RunContext& ctx, const chem::ScfResult& scf) {
   ctx.log.print("\nnuclear repulsion energy  %20.12f\n", scf.nuclear_repulsion);
-  ctx.log.print("SCF total energy          %20.12f   (%d iterations)\n", scf.energy, scf.iterations);
+  ctx.log.print("SCF total energy          %20.12f   (%s)\n", scf.energy,
+                par::count_of(scf.iterations, "iteration").c_str());
 }
 
 void print_footer(RunContext& ctx, double total_seconds) {

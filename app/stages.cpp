@@ -67,7 +67,8 @@ std::optional<chem::ScfResult> restart_scf(RunContext& ctx, const input::Input& 
   chem::ScfResult scf = reader.read_scf();
   check_orbital_counts(path, in, basis, scf);
   if (scf.converged)
-    ctx.log.print("SCF: reusing the orbitals of checkpoint %s (%d iterations)\n", path.c_str(), scf.iterations);
+    ctx.log.print("SCF: reusing the orbitals of checkpoint %s (%s)\n", path.c_str(),
+                  par::count_of(scf.iterations, "iteration").c_str());
   else
     ctx.log.print("SCF: going on from the orbitals of checkpoint %s, where a stop signal ended the SCF after "
                   "iteration %d\n",
@@ -175,8 +176,8 @@ chem::ScfResult stage_scf(RunContext& ctx, const input::Input& in, const chem::B
   if (!scf.converged) {
     char energy[32];
     std::snprintf(energy, sizeof energy, "%.12f", scf.energy);
-    throw ConvergenceError("SCF did not converge in " + std::to_string(scf.iterations) +
-                           " iterations (scf.max_iterations: " + std::to_string(in.scf.max_iterations) +
+    throw ConvergenceError("SCF did not converge in " + par::count_of(scf.iterations, "iteration") +
+                           " (scf.max_iterations: " + std::to_string(in.scf.max_iterations) +
                            "; last energy " + energy + ")");
   }
   report_orbital_energies(ctx, scf);

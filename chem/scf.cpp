@@ -164,6 +164,21 @@ Step decide(const Setup& su, const input::ScfOptions& opt, int iteration, double
   return step;
 }
 
+// The basis has fewer orbitals than the alpha electrons: blamed on the
+// charge where the neutral molecule's would fit, else on the basis.
+input::InputError too_few_orbitals(const input::Input& in, const Setup& su) {
+  const int electrons = in.molecule.n_electrons(), neutral = electrons + in.molecule.charge;
+  const std::string orbitals = std::to_string(su.nmo) + " orbitals";
+  if (in.molecule.charge < 0 && (neutral + 1) / 2 <= su.nmo)
+    return input::InputError(input::input_error_message(
+        in.path, in.molecule.charge_line, "molecule.charge",
+        "charge " + std::to_string(in.molecule.charge) + " gives " + std::to_string(electrons) + " electrons, " +
+            std::to_string(su.n_alpha) + " of them alpha, and basis " + in.basis + " has only " + orbitals));
+  return input::InputError(input::input_error_message(in.path, in.basis_line, "basis",
+                                                      in.basis + " has " + orbitals + ", too few for " +
+                                                          std::to_string(su.n_alpha) + " alpha electrons"));
+}
+
 Setup make_setup(const input::Input& in, const Basis& basis) {
   Setup su;
   su.uhf = in.scf.reference == "uhf";
@@ -180,11 +195,7 @@ Setup make_setup(const input::Input& in, const Basis& basis) {
   su.H = kinetic_matrix(basis) + nuclear_matrix(basis, in.molecule.atoms);
   su.X = orthogonalizer(su.S, kLinearDependenceThreshold, &su.s_min);
   su.nmo = static_cast<int>(su.X.cols());
-  if (su.n_alpha > su.nmo)
-    throw input::InputError(input::input_error_message(in.path, in.basis_line, "basis",
-                                                       in.basis + " has " + std::to_string(su.nmo) +
-                                                           " orbitals, too few for " + std::to_string(su.n_alpha) +
-                                                           " alpha electrons"));
+  if (su.n_alpha > su.nmo) throw too_few_orbitals(in, su);
   return su;
 }
 
@@ -310,9 +321,9 @@ ScfResult make_result(const Setup& su, const Step& last) {
 // A resumed SCF whose stopped run already took scf.max_iterations: not
 // converged, with the stored orbitals and energy.
 ScfResult used_up(const par::Log& log, const ScfResult& stored, int max_iterations) {
-  log.print("SCF did not converge in %d iterations (the stopped run took them all; scf.max_iterations %d): "
+  log.print("SCF did not converge in %s (the stopped run took them all; scf.max_iterations %d): "
             "last E = %.12f hartree\n",
-            stored.iterations, max_iterations, stored.energy);
+            par::count_of(stored.iterations, "iteration").c_str(), max_iterations, stored.energy);
   ScfResult res = stored;
   res.converged = false;
   res.stopped = false;
@@ -381,11 +392,11 @@ ScfResult run_scf(const par::Comm& comm, const input::Input& in, const Basis& ba
     log.print("SCF stopped after iteration %d, before converging: last E = %.12f hartree\n", res.iterations,
               res.energy);
   else if (res.converged)
-    log.print("SCF converged in %d iterations: E(%s) = %.12f hartree\n", res.iterations,
+    log.print("SCF converged in %s: E(%s) = %.12f hartree\n", par::count_of(res.iterations, "iteration").c_str(),
               su.uhf ? "UHF" : "RHF", res.energy);
   else
-    log.print("SCF did not converge in %d iterations: last E = %.12f hartree\n", res.iterations,
-              res.energy);
+    log.print("SCF did not converge in %s: last E = %.12f hartree\n",
+              par::count_of(res.iterations, "iteration").c_str(), res.energy);
   if (su.uhf) log.print("SCF <S^2> = %.10f\n", res.s2);
   // The orbitals returned fill the lowest levels of the last Fock matrix. A
   // stationary density that fills a higher one (H2 stretched to 15 A in

@@ -35,6 +35,7 @@ struct Atom {
 struct MoleculeInput {
   std::vector<Atom> atoms;
   int charge = 0;
+  int charge_line = 0;              // line of molecule.charge (else of the section), for later messages
   int multiplicity = 1;
   std::string units = "angstrom";   // as given; atoms[] are always in bohr
   std::string xyz_file;             // resolved path if the geometry came from a file

@@ -241,6 +241,7 @@ detail::AtomList read_atoms(const Section& mol, const std::string& text, Input& 
 // Charge and multiplicity against the electron count.
 void set_charge_and_multiplicity(const Section& mol, MoleculeInput& m, const std::string& file) {
   m.charge = *mol.integer("charge");
+  m.charge_line = mol.line("charge");
   long long nuclear = 0;
   for (const auto& atom : m.atoms) nuclear += atom.Z;
   const long long electrons = nuclear - m.charge;

@@ -11,6 +11,11 @@
 
 namespace cyclocc::par {
 
+// "1 iteration", "3 iterations".
+inline std::string count_of(long n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 class Log {
  public:
   Log(bool enabled, bool verbose) : enabled_(enabled), verbose_(verbose) {}

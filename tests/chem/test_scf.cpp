@@ -239,6 +239,42 @@ TEST(ScfErrors, RhfOfAnOpenShellIsAnInputError) {
   EXPECT_THROW(scf_of(in), input::InputError);
 }
 
+// More alpha electrons than orbitals: the charge is named where the neutral
+// molecule fits in the basis, else the basis.
+TEST(ScfErrors, TooFewOrbitalsNameTheChargeOrTheBasis) {
+  auto in = chem_test::make_input("sto-3g", chem_test::distorted_water());
+  in.path = "w.yaml";
+  in.basis_line = 8;
+  in.molecule.charge = -10;  // 20 electrons, 10 alpha, in 7 orbitals
+  in.molecule.charge_line = 3;
+  try {
+    scf_of(in);
+    ADD_FAILURE() << "no error";
+  } catch (const input::InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "w.yaml:3: molecule.charge: charge -10 gives 20 electrons, 10 of them alpha, "
+                                     "and basis sto-3g has only 7 orbitals");
+  }
+  // A basis file with one s function per atom holds neither water nor its ions.
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("cyclocc_one_s_" + std::to_string(::getpid()) + "_" +
+                             std::to_string(world().rank()) + ".g94"))
+                               .string();
+  std::ofstream(path) << "H 0\nS 1 1.00\n 1.0 1.0\n****\nO 0\nS 1 1.00\n 8.0 1.0\n****\n";
+  in.basis = path;
+  in.basis_is_file = true;
+  for (int charge : {0, -2}) {
+    in.molecule.charge = charge;
+    try {
+      scf_of(in);
+      ADD_FAILURE() << "no error";
+    } catch (const input::InputError& e) {
+      EXPECT_EQ(std::string(e.what()), "w.yaml:8: basis: " + path + " has 3 orbitals, too few for " +
+                                           std::to_string(5 - charge / 2) + " alpha electrons");
+    }
+  }
+  std::remove(path.c_str());
+}
+
 // Distinct unique quartets that survive the Schwarz screen, counted
 // independently of the builder's task list.
 std::int64_t surviving_quartets(const Basis& b) {

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "parallel/log.hpp"
 #include "tests/mpi_world.hpp"
 
 using cyclocc::test::world;
@@ -34,6 +35,12 @@ void expect_received(const std::vector<double>& got, int me, int p) {
 }
 
 }  // namespace
+
+TEST(Log, CountsAreSingularForOne) {
+  EXPECT_EQ(cyclocc::par::count_of(0, "iteration"), "0 iterations");
+  EXPECT_EQ(cyclocc::par::count_of(1, "iteration"), "1 iteration");
+  EXPECT_EQ(cyclocc::par::count_of(12, "atom"), "12 atoms");
+}
 
 TEST(Comm, AlltoallvDeliversEveryBlockInRankOrder) {
   const auto& comm = world();
