@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -127,6 +128,18 @@ std::string working_name_clash(const std::string& w, const std::vector<Named>& n
   return "";
 }
 
+// Whether a file can be created in `folder`: tried with a file of a name of
+// its own, removed at once (access() lets root pass where no file can be
+// made, as in /proc, and each rank tries, so the name is unique).
+bool can_create_in(const fs::path& folder) {
+  std::string name = (folder / ".cyclocc-probe-XXXXXX").string();
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) return false;
+  ::close(fd);
+  ::unlink(name.c_str());
+  return true;
+}
+
 // Why the run could not write file f where it is, or "": it is a folder, a
 // checkpoint that is not a regular file (a device, a pipe), a link that
 // leads nowhere, or where it is written cannot be written: the folder of the
@@ -149,7 +162,7 @@ std::string unwritable(const Output& f) {
   }
   const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   if (!fs::is_directory(folder, ec)) return "folder " + folder.string() + " of " + f.path + " does not exist";
-  if (::access(folder.c_str(), W_OK | X_OK) != 0)
+  if (::access(folder.c_str(), W_OK | X_OK) != 0 || !can_create_in(folder))
     return "folder " + folder.string() + " of " + f.path + " cannot be written";
   return "";
 }

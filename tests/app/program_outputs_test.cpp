@@ -37,6 +37,10 @@ TEST_F(ProgramTest, ResultsFileThatCannotBeWrittenStopsTheRunBeforeTheWork) {
   EXPECT_EQ(r.exit_code, 2);
   expect_one_error_line(r, {"w.yaml: checkpoint.file: ", "w.h5.lock while it is written, and that is a folder"});
   fs::remove(path("w.h5.lock"));
+  // A folder where root passes access() but no file can be made.
+  r = cyclocc({input.string(), "--json", "/proc/x.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r, {"w.yaml: --json: folder /proc of /proc/x.json cannot be written"});
   r = cyclocc({"missing.yaml", "--json", "taken"});
   EXPECT_EQ(r.exit_code, 2);
   expect_one_error_line(r, {"missing.yaml"});
