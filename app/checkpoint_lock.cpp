@@ -48,7 +48,8 @@ CheckpointLock::CheckpointLock(const std::string& checkpoint, std::string& warni
     struct stat st {};
     if (::lstat(path_.c_str(), &st) == 0 && (!S_ISREG(st.st_mode) || st.st_nlink != 1)) ::unlink(path_.c_str());
     fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw CheckpointError(path_ + ": the checkpoint's lock cannot be created (" + std::strerror(errno) + ")");
+    if (fd_ < 0)
+      throw CheckpointError(path_ + ": the checkpoint's lock cannot be created (" + std::strerror(errno) + ")");
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       const int e = errno;
       const std::string holder = holder_of(fd_);
