@@ -84,6 +84,9 @@ void print_singles_diagnostics(const RunContext& ctx, const std::string& of, con
   ctx.log.print("%s T1 diagnostic %.6f%s\n", of.c_str(), d.t1, d1);
 }
 
+// Smaller amplitudes are not listed (zero by symmetry, or nothing to correlate).
+constexpr double kListedAbove = 1e-9;
+
 // The largest amplitudes of one tensor (t1 or t2), one line each: the
 // occupied orbitals, then the virtual ones they are excited to, numbered
 // from 1 by energy per spin as in the SCF's list of orbital energies (frozen
@@ -100,6 +103,8 @@ void print_largest(const RunContext& ctx, const char* name, const tensor::SpinTe
   };
   std::stable_sort(list.begin(), list.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
   list.resize(std::min<std::size_t>(list.size(), count));
+  std::erase_if(list, [](const tensor::SpinTensor::Element& e) { return std::abs(e.value) < kListedAbove; });
+  if (list.empty()) ctx.log.print("  %s none above 1e-9\n", name);  // kListedAbove
   for (const tensor::SpinTensor::Element& e : list) {
     std::string occupied, virtuals;
     for (std::size_t p = 0; p < spaces.size(); ++p) {
@@ -259,11 +264,12 @@ void stage_correlated(RunContext& ctx, const input::Input& in, const chem::Basis
   if (method == "none") return;
   tensor::Context tctx(ctx.comm);
   const chem::ActiveSpace space = chem::active_space(scf, in.cc.frozen_core.count);
+  ctx.results.set_keyword("frozen_core", space.frozen[0]);  // orbitals, of each spin
   // Stored amplitudes are checked before the transform, so a bad checkpoint fails at once.
   CcCheckpoint ckpt(ctx, in, basis, scf, amplitude_space(space, scf.reference == "rhf"));
   if (ctx.restart) ckpt.load(cc_methods(method));
-  ctx.log.print("\nMO transform: %d frozen, %d+%d active occupied, %d+%d virtual orbitals (alpha+beta)\n",
-                space.frozen[0], space.occ[0], space.occ[1], space.vir[0], space.vir[1]);
+  ctx.log.print("\nMO transform: %d+%d frozen, %d+%d active occupied, %d+%d virtual orbitals (alpha+beta)\n",
+                space.frozen[0], space.frozen[1], space.occ[0], space.occ[1], space.vir[0], space.vir[1]);
   const cc::VvvvNeeds needs{method == "ccsdt", method != "mp2"};
   report_transform_memory(ctx, basis, space, scf.reference == "rhf", needs);
   const cc::MoIntegrals mo = [&] {

@@ -179,6 +179,7 @@ void run_stages(RunContext& ctx, const CliOptions& options, std::optional<Checkp
   print_input_summary(ctx, in);
 
   const chem::Basis basis = agreed(ctx.comm, [&] { return chem::load_basis(in); });
+  ctx.results.set_keyword("puream", basis.pure);
   print_basis(ctx, basis);
   const chem::ScfResult scf = agreed(ctx.comm, [&] { return stage_scf(ctx, in, basis); });
   print_energies(ctx, scf);

@@ -26,7 +26,13 @@ void Results::set_input(const input::Input& in) {
   }
   charge_ = in.molecule.charge;
   multiplicity_ = in.molecule.multiplicity;
+  keywords_ = json::Value::object();
+  keywords_.set("reference", in.scf.reference);
+  keywords_.set("scf_convergence", in.scf.convergence);
+  if (in.cc.method != "none") keywords_.set("cc_convergence", in.cc.convergence);
 }
+
+void Results::set_keyword(const std::string& name, json::Value value) { keywords_.set(name, std::move(value)); }
 
 void Results::set_property(const std::string& name, double value) { properties_.set(name, value); }
 void Results::set_property(const std::string& name, int value) { properties_.set(name, value); }
@@ -59,6 +65,7 @@ json::Value Results::to_json() const {
   Value& model = root.set("model", Value::object());
   model.set("method", method_);
   model.set("basis", basis_);
+  root.set("keywords", keywords_);
   Value& mol = root.set("molecule", Value::object());
   mol.set("symbols", Value::array_of(symbols_));
   mol.set("geometry", Value::array_of(geometry_));

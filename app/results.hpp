@@ -33,8 +33,11 @@ class Results {
  public:
   Results(std::string version, int ranks);
 
-  // model and molecule, from the validated input.
+  // model, molecule and the keywords the input sets, from the validated input.
   void set_input(const input::Input& in);
+  // keywords.NAME: how the run was done where the input leaves it to the
+  // program (puream, the frozen orbitals), once known.
+  void set_keyword(const std::string& name, json::Value value);
 
   // properties.NAME, in the order first set (QCSchema property names).
   void set_property(const std::string& name, double value);
@@ -68,6 +71,7 @@ class Results {
   std::vector<double> geometry_;   // flat x y z per atom, bohr
   int charge_ = 0;
   int multiplicity_ = 1;
+  json::Value keywords_ = json::Value::object();
   json::Value properties_ = json::Value::object();
   json::Value timings_ = json::Value::object();
   json::Value extras_ = json::Value::object();

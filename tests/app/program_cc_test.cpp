@@ -112,7 +112,13 @@ TEST_F(CcReportTest, LargestAmplitudesAreThoseOfPsi4) {
   EXPECT_NEAR(t2[1].second, -0.0360969742, 2e-9);
 
   // Frozen O 1s: the orbitals keep their numbers (Psi4: 3 3 5 5 -0.0514057206).
-  ccsd("h2o_ccpvdz_rhf_fc1", "fc", &log);
+  const YAML::Node keywords = ccsd("h2o_ccpvdz_rhf_fc1", "fc", &log)["keywords"];
+  EXPECT_EQ(keywords["frozen_core"].as<int>(), 1);
+  EXPECT_TRUE(keywords["puream"].as<bool>());
+  EXPECT_EQ(keywords["reference"].as<std::string>(), "rhf");
+  EXPECT_EQ(keywords["cc_convergence"].as<double>(), 1e-9);
+  EXPECT_NE(log.find("MO transform: 1+1 frozen, 4+4 active occupied, 19+19 virtual orbitals"), std::string::npos)
+      << log;
   const auto fc = largest_amplitudes(log).second;
   ASSERT_FALSE(fc.empty()) << log;
   EXPECT_EQ(fc[0].first, "5a 5b -> 11a 11b");
@@ -127,6 +133,27 @@ TEST_F(CcReportTest, LargestAmplitudesAreThoseOfPsi4) {
   EXPECT_NEAR(std::abs(u2[0].second), 0.0363640941, 2e-9);
   EXPECT_EQ(u1[0].first, "2b -> 4b");  // Psi4's Tia 1 0 0.0156027144 (the largest of TIA and Tia)
   EXPECT_NEAR(std::abs(u1[0].second), 0.0156027144, 2e-9);
+}
+
+// Amplitudes that vanish are not listed: the Li atom with its 1s frozen has
+// one electron left, for which UHF is exact (t1 = 0, and no t2).
+TEST_F(CcReportTest, ZeroAmplitudesAreNotListed) {
+  const auto input = water_input("li", [](YAML::Node& in) {
+    in["molecule"]["geometry"] = "Li 0 0 0\n";
+    in["molecule"]["multiplicity"] = 2;
+    in["basis"] = "cc-pvdz";
+    in["scf"]["reference"] = "uhf";
+    in["cc"]["method"] = "ccsd";
+    in["cc"]["frozen_core"] = true;
+  });
+  const auto r = cyclocc({input.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("MO transform: 1+1 frozen, 1+0 active occupied"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  t2 none above 1e-9\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  t1 none above 1e-9\n"), std::string::npos) << r.out;
+  const auto [t1, t2] = largest_amplitudes(r.out);
+  EXPECT_TRUE(t1.empty() && t2.empty()) << r.out;
+  EXPECT_EQ(results("li.json")["keywords"]["frozen_core"].as<int>(), 1);
 }
 
 // The list is the same on any number of ranks: the SCF fixes each

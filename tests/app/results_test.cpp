@@ -44,6 +44,9 @@ TEST(Results, SuccessHasEveryContractField) {
   EXPECT_EQ(n["driver"].as<std::string>(), "energy");
   EXPECT_EQ(n["model"]["method"].as<std::string>(), "none");
   EXPECT_EQ(n["model"]["basis"].as<std::string>(), "sto-3g");
+  EXPECT_EQ(n["keywords"]["reference"].as<std::string>(), "rhf");
+  EXPECT_EQ(n["keywords"]["scf_convergence"].as<double>(), 1e-10);
+  EXPECT_FALSE(n["keywords"]["cc_convergence"].IsDefined());  // method none
   ASSERT_EQ(n["molecule"]["symbols"].size(), 3u);
   EXPECT_EQ(n["molecule"]["symbols"][0].as<std::string>(), "O");
   ASSERT_EQ(n["molecule"]["geometry"].size(), 9u);
