@@ -9,8 +9,6 @@
 #include <cstring>
 #include <ctime>
 
-#include "chem/checkpoint.hpp"
-
 namespace cyclocc::app {
 
 namespace {
@@ -43,11 +41,17 @@ CheckpointLock::CheckpointLock(const std::string& checkpoint, std::string& warni
     : path_(checkpoint_lock_path(checkpoint)) {
   using chem::CheckpointError;
   for (int attempt = 0; attempt < 10; ++attempt) {
-    // A link or a second name of another file at the name is removed, never
-    // written into (a lock file is a regular file with one name).
+    // A link (never followed) or another kind of file at the name is removed.
     struct stat st {};
-    if (::lstat(path_.c_str(), &st) == 0 && (!S_ISREG(st.st_mode) || st.st_nlink != 1)) ::unlink(path_.c_str());
+    if (::lstat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) ::unlink(path_.c_str());
+    // Another user's lock file cannot be opened to write; it can be locked
+    // all the same, and is replaced once it is found stale (below).
+    bool ours = true;
     fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd_ < 0 && errno == EACCES) {
+      fd_ = ::open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+      ours = false;
+    }
     if (fd_ < 0)
       throw CheckpointError(path_ + ": the checkpoint's lock cannot be created (" + std::strerror(errno) + ")");
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
@@ -56,31 +60,42 @@ CheckpointLock::CheckpointLock(const std::string& checkpoint, std::string& warni
       ::close(fd_);
       fd_ = -1;
       if (e == EWOULDBLOCK)
-        throw CheckpointError("checkpoint " + checkpoint + " is in use by another run (" +
+        throw CheckpointInUse("checkpoint " + checkpoint + " is in use by another run (" +
                               (holder.empty() ? "it has just started" : holder) + ", holding " + path_ +
                               "); wait for it to end or stop it: two runs must not write one checkpoint");
       warning = "checkpoint: " + path_ + " cannot be locked here (" + std::strerror(e) +
                 "), so nothing keeps a second run from writing " + checkpoint + " at the same time";
       return;
     }
-    // The run that held it may have removed the name between our open and
-    // our lock: then the lock is on a file no one else will find.
+    // Held. The file is used if it is still at the name (the run that held
+    // it may have removed it between our open and our lock), has no other
+    // name (a hard link of a user's file is not written into) and can be
+    // written; a stale file that fails the last two is replaced.
     struct stat mine {}, now {};
-    if (::fstat(fd_, &mine) == 0 && ::lstat(path_.c_str(), &now) == 0 && same_inode(mine, now)) {
+    const bool at_name = ::fstat(fd_, &mine) == 0 && ::lstat(path_.c_str(), &now) == 0 && same_inode(mine, now);
+    if (at_name && ours && mine.st_nlink == 1) {
       const std::string text = this_run() + "\n";
       const bool written = ::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, text.data(), text.size(), 0) > 0;
       (void)written;  // without it, only another run's refusal lacks the details
       return;
     }
+    const int removed = at_name ? ::unlink(path_.c_str()) : 0, e = errno;
     ::close(fd_);
     fd_ = -1;
+    if (removed != 0)
+      throw CheckpointError(path_ + ": the stale lock file of an earlier run cannot be replaced (" +
+                            std::strerror(e) + "); remove it");
   }
   throw CheckpointError(path_ + ": the checkpoint's lock kept being replaced by other runs");
 }
 
 CheckpointLock::~CheckpointLock() {
   if (fd_ < 0) return;
-  ::unlink(path_.c_str());  // while still holding it (see the constructor)
+  // Removed while still held (see the constructor), and only if the name is
+  // still this file: one removed by hand and since taken by another run stays.
+  struct stat mine {}, now {};
+  if (::fstat(fd_, &mine) == 0 && ::lstat(path_.c_str(), &now) == 0 && same_inode(mine, now))
+    ::unlink(path_.c_str());
   ::close(fd_);
 }
 

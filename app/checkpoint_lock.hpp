@@ -9,18 +9,27 @@
 
 #include <string>
 
+#include "chem/checkpoint.hpp"
+
 namespace cyclocc::app {
 
 // CHECKPOINT.lock.
 std::string checkpoint_lock_path(const std::string& checkpoint);
 
+// Another run holds the lock (exit 4, and no results file: it is the other run's).
+class CheckpointInUse : public chem::CheckpointError {
+ public:
+  using chem::CheckpointError::CheckpointError;
+};
+
 class CheckpointLock {
  public:
   // Takes the lock of `checkpoint` (the path the checkpoint is renamed to).
-  // Throws chem::CheckpointError (exit 4) if another process holds it,
-  // naming that run (its process, host and start, as it wrote them into the
-  // file). Where the file system has no locks (some network file systems),
-  // runs without one and sets `warning`.
+  // Throws CheckpointInUse if another process holds it, naming that run (its
+  // process, host and start, as it wrote them into the file), and
+  // chem::CheckpointError if the file cannot be made (exit 4 both). Where the
+  // file system has no locks (some network file systems), runs without one
+  // and sets `warning`.
   CheckpointLock(const std::string& checkpoint, std::string& warning);
   // Removes the file, then lets go.
   ~CheckpointLock();

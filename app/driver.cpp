@@ -146,15 +146,25 @@ void write_unfinished(RunContext& ctx) {
 
 // Rank 0 takes the checkpoint's lock for the rest of the run. A run refused
 // because another holds it writes no results file: that file is the other
-// run's.
+// run's (any other failure here writes its results as usual).
 void lock_checkpoint(RunContext& ctx, std::optional<CheckpointLock>& lock) {
-  const std::string json = ctx.json_path;
-  ctx.json_path.clear();
   std::string warning;
-  agreed(ctx.comm, [&] {
-    if (ctx.comm.root()) lock.emplace(ctx.checkpoint_path, warning);
-  });
-  ctx.json_path = json;
+  int in_use = 0;
+  try {
+    agreed(ctx.comm, [&] {
+      if (!ctx.comm.root()) return;
+      try {
+        lock.emplace(ctx.checkpoint_path, warning);
+      } catch (const CheckpointInUse&) {
+        in_use = 1;
+        throw;
+      }
+    });
+  } catch (const AgreedFailure&) {
+    ctx.comm.bcast(&in_use, sizeof in_use, 0);
+    if (in_use) ctx.json_path.clear();
+    throw;
+  }
   if (!warning.empty()) ctx.log.warning("%s\n", warning.c_str());
 }
 

@@ -198,9 +198,24 @@ TEST_F(ProgramTest, ACheckpointInUseIsRefusedAndALeftLockTakenOver) {
     EXPECT_EQ(read_text(path("w.h5.lock")), holder);
     EXPECT_FALSE(fs::exists(path("w.h5.tmp")));
   }
-  ::close(fd);  // the holder is gone; its file is left
-  const auto r = cyclocc({input.string(), "--restart"}, 2);
+  // A second name of the held file (a hard-link snapshot of the folder) does
+  // not make it any less held.
+  fs::create_hard_link(path("w.h5.lock"), path("snapshot.lock"));
+  auto r = cyclocc({input.string(), "--restart"});
+  EXPECT_EQ(r.exit_code, 4);
+  expect_one_error_line(r, {"w.h5 is in use by another run (pid 42 on host elsewhere"});
+  ::close(fd);  // the holder is gone; its file is left (with its second name)
+  r = cyclocc({input.string(), "--restart"}, 2);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("reusing the orbitals"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(path("w.h5.lock")));
+  EXPECT_EQ(read_text(path("snapshot.lock")), holder);  // replaced, not written into
+  // A lock that cannot be made (its name too long here) is a checkpoint
+  // error like others: it writes its results, so no earlier success stays.
+  const std::string long_name = std::string(252, 'c') + ".h5";  // 255 characters; .lock makes 257
+  r = cyclocc({input.string(), "--checkpoint", long_name});
+  EXPECT_EQ(r.exit_code, 4);
+  expect_one_error_line(r, {".h5.lock: the checkpoint's lock cannot be created (File name too long)"});
+  EXPECT_FALSE(results("w.json")["success"].as<bool>());
+  EXPECT_EQ(results("w.json")["error"]["error_type"].as<std::string>(), "checkpoint_error");
 }

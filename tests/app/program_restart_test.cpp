@@ -5,6 +5,8 @@
 // a fresh run. Also: an unconverged run continues where it stopped, a
 // converged method is not iterated again, and another frozen core reuses the
 // SCF but starts the amplitudes fresh.
+#include <sys/file.h>
+
 #include "tests/app/restart_fixture.hpp"
 
 using namespace cyclocc::app_test;
@@ -124,6 +126,32 @@ TEST_F(KillTest, ASecondRunIsRefusedWhileTheFirstRunsThenTakesOver) {
   EXPECT_EQ(restarted.iterations, stored + restarted.this_run);  // went on from the first run's
   EXPECT_NEAR(restarted.energy, reference_value("h2o_ccpvdz_rhf", "ccsd_total_energy"), 1e-8);
   EXPECT_FALSE(fs::exists(path("w.h5.lock")));
+}
+
+// A lock file removed by hand while its run goes on, and then taken by
+// another process: the first run, when it ends, leaves that lock alone
+// (it removed whatever was at the name, and the next run went on beside the
+// one holding the new lock).
+TEST_F(KillTest, ALockRemovedByHandStaysWithItsNewHolder) {
+  const auto input = case_input("w", "h2o_ccpvdz_rhf", [](YAML::Node& in) {
+    in["cc"]["convergence"] = 1e-30;  // iterates until it is stopped
+    in["cc"]["max_iterations"] = 2000;
+  });
+  BackgroundRun first({CYCLOCC_EXE, input.string()}, dir_, 0);
+  ASSERT_TRUE(first.wait_for([&] { return last_cc_iteration(first.out()) >= 2; })) << first.out() << first.err();
+  ASSERT_TRUE(fs::remove(path("w.h5.lock")));
+  const std::string holder = "pid 43 on host here, started at 09:00\n";
+  const int fd = ::open(path("w.h5.lock").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  ASSERT_EQ(::write(fd, holder.data(), holder.size()), static_cast<ssize_t>(holder.size()));
+  first.signal_launcher(SIGUSR1);
+  EXPECT_EQ(first.wait(), 5) << first.err();
+  EXPECT_EQ(read_text(path("w.h5.lock")), holder);
+  const auto r = cyclocc({input.string(), "--restart"});
+  EXPECT_EQ(r.exit_code, 4);
+  expect_one_error_line(r, {"w.h5 is in use by another run (pid 43 on host here"});
+  ::close(fd);
 }
 
 // Several kills in one calculation, each restart at another rank count, on
