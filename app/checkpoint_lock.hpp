@@ -31,7 +31,7 @@ class CheckpointLock {
   // file system has no locks (some network file systems), runs without one
   // and sets `warning`.
   CheckpointLock(const std::string& checkpoint, std::string& warning);
-  // Removes the file, then lets go.
+  // Removes the file if its name is still this file's, then lets go.
   ~CheckpointLock();
   CheckpointLock(const CheckpointLock&) = delete;
   CheckpointLock& operator=(const CheckpointLock&) = delete;

@@ -1,6 +1,5 @@
 #include "app/outputs.hpp"
 
-#include "app/checkpoint_lock.hpp"
 #include <unistd.h>
 
 #include <algorithm>
