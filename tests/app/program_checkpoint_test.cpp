@@ -2,9 +2,7 @@
 // reuse at another rank count, refusal (exit 4) of mismatched, truncated and
 // corrupt checkpoints without touching them, input errors that leave an
 // existing checkpoint alone, and a checkpoint another run holds.
-#include <fcntl.h>
 #include <hdf5.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "tests/app/program_fixture.hpp"
@@ -184,10 +182,8 @@ TEST_F(ProgramTest, ACheckpointInUseIsRefusedAndALeftLockTakenOver) {
   ASSERT_EQ(cyclocc({input.string()}).exit_code, 0);
   const std::string checkpoint = read_text(path("w.h5")), json = read_text(path("w.json"));
   const std::string holder = "pid 42 on host elsewhere, started at 08:00\n";
-  const int fd = ::open(path("w.h5.lock").c_str(), O_RDWR | O_CREAT, 0644);
+  const int fd = hold_lock(path("w.h5.lock"), holder);
   ASSERT_GE(fd, 0);
-  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
-  ASSERT_EQ(::write(fd, holder.data(), holder.size()), static_cast<ssize_t>(holder.size()));
   for (int ranks : {0, 2}) {
     const auto r = cyclocc({input.string(), "--restart"}, ranks);
     EXPECT_EQ(r.exit_code, 4);

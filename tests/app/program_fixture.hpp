@@ -3,7 +3,9 @@
 // reference values of regression/references.yaml.
 #pragma once
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -72,6 +74,18 @@ class ProgramTest : public ::testing::Test {
 
   fs::path dir_;
 };
+
+// Holds an exclusive flock on `file` (created if need be) with `text` in it,
+// as a run holds its checkpoint's lock; returns the descriptor to close to
+// let go (-1 if it could not).
+inline int hold_lock(const fs::path& file, const std::string& text) {
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT, 0644);
+  if (fd < 0) return -1;
+  if (::flock(fd, LOCK_EX) == 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()))
+    return fd;
+  ::close(fd);
+  return -1;
+}
 
 // The program's stderr is exactly one line, which contains every one of `words`.
 inline void expect_one_error_line(const ProgramRun& r, const std::vector<std::string>& words) {

@@ -5,8 +5,6 @@
 // a fresh run. Also: an unconverged run continues where it stopped, a
 // converged method is not iterated again, and another frozen core reuses the
 // SCF but starts the amplitudes fresh.
-#include <sys/file.h>
-
 #include "tests/app/restart_fixture.hpp"
 
 using namespace cyclocc::app_test;
@@ -22,6 +20,14 @@ void tight(YAML::Node& in) { in["cc"]["convergence"] = 1.0e-10; }
 // CCSD iteration `after`; returns the iteration stored in the checkpoint.
 class KillTest : public RestartTest {
  protected:
+  // w.yaml: water cc-pVDZ CCSD that iterates until it is stopped.
+  fs::path endless_input() const {
+    return case_input("w", "h2o_ccpvdz_rhf", [](YAML::Node& in) {
+      in["cc"]["convergence"] = 1e-30;
+      in["cc"]["max_iterations"] = 2000;
+    });
+  }
+
   int kill_after(const fs::path& input, int ranks, int after) {
     BackgroundRun run({CYCLOCC_EXE, input.string()}, dir_, ranks);
     EXPECT_TRUE(run.wait_for([&] { return last_cc_iteration(run.out()) >= after; })) << run.out() << run.err();
@@ -103,10 +109,7 @@ TEST_F(KillTest, KillNineDuringCcsdAndDuringAWriteThenRestartAtAnotherRankCount)
 // while they do. Then the ranks die and the restart takes over the lock
 // file they leave.
 TEST_F(KillTest, ASecondRunIsRefusedWhileTheFirstRunsThenTakesOver) {
-  const auto input = case_input("w", "h2o_ccpvdz_rhf", [](YAML::Node& in) {
-    in["cc"]["convergence"] = 1e-30;  // iterates until it is killed
-    in["cc"]["max_iterations"] = 2000;
-  });
+  const auto input = endless_input();
   BackgroundRun first({CYCLOCC_EXE, input.string()}, dir_, 2);
   ASSERT_TRUE(first.wait_for([&] { return last_cc_iteration(first.out()) >= 2; })) << first.out() << first.err();
   const std::string json = read_text(path("w.json"));
@@ -129,22 +132,17 @@ TEST_F(KillTest, ASecondRunIsRefusedWhileTheFirstRunsThenTakesOver) {
 }
 
 // A lock file removed by hand while its run goes on, and then taken by
-// another process: the first run, when it ends, leaves that lock alone
-// (it removed whatever was at the name, and the next run went on beside the
-// one holding the new lock).
+// another process: the first run, when it ends, leaves that lock alone.
+// (Its exit used to remove whatever was at the name, so that a third run
+// could start beside the new holder.)
 TEST_F(KillTest, ALockRemovedByHandStaysWithItsNewHolder) {
-  const auto input = case_input("w", "h2o_ccpvdz_rhf", [](YAML::Node& in) {
-    in["cc"]["convergence"] = 1e-30;  // iterates until it is stopped
-    in["cc"]["max_iterations"] = 2000;
-  });
+  const auto input = endless_input();
   BackgroundRun first({CYCLOCC_EXE, input.string()}, dir_, 0);
   ASSERT_TRUE(first.wait_for([&] { return last_cc_iteration(first.out()) >= 2; })) << first.out() << first.err();
   ASSERT_TRUE(fs::remove(path("w.h5.lock")));
   const std::string holder = "pid 43 on host here, started at 09:00\n";
-  const int fd = ::open(path("w.h5.lock").c_str(), O_RDWR | O_CREAT, 0644);
+  const int fd = hold_lock(path("w.h5.lock"), holder);
   ASSERT_GE(fd, 0);
-  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
-  ASSERT_EQ(::write(fd, holder.data(), holder.size()), static_cast<ssize_t>(holder.size()));
   first.signal_launcher(SIGUSR1);
   EXPECT_EQ(first.wait(), 5) << first.err();
   EXPECT_EQ(read_text(path("w.h5.lock")), holder);
