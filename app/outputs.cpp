@@ -231,6 +231,7 @@ std::string foreign(const Output& f, const CliOptions& o) {
 
 void check_output_files(const input::Input& in, const CliOptions& options) {
   const std::vector<Output> files = outputs(in, options);
+  const std::vector<Named> run_files = files_of_the_run(in, files);
   for (std::size_t i = 0; i < files.size(); ++i) {
     const Output& f = files[i];
     if (same_file(f.path, in.path))
@@ -245,7 +246,7 @@ void check_output_files(const input::Input& in, const CliOptions& options) {
       std::error_code ec;
       if (fs::is_directory(fs::symlink_status(w, ec)))
         refuse(in, f.named_by, f.path + " uses " + w + " while it is written, and that is a folder; remove it");
-      if (const std::string what = working_name_clash(w, files_of_the_run(in, files)); !what.empty())
+      if (const std::string what = working_name_clash(w, run_files); !what.empty())
         refuse(in, f.named_by,
                f.path + " uses " + w + " while it is written, and that is " + what + "; name another file");
     }
@@ -262,8 +263,9 @@ std::string safe_results_path(const input::Input& in, const CliOptions& options)
     if (same_file(json, files[i].path)) return "";
   for (const Output& r : read_files(in))
     if (same_file(json, r.path)) return "";
+  const std::vector<Named> run_files = files_of_the_run(in, files);
   for (const std::string& w : working_names(files.front()))
-    if (!working_name_clash(w, files_of_the_run(in, files)).empty()) return "";
+    if (!working_name_clash(w, run_files).empty()) return "";
   return not_replaceable(json, Kind::results).empty() ? json : "";
 }
 
