@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "chem/cc/closed_shell.hpp"
+#include "tensor/spin_pairs.hpp"
 
 namespace cyclocc::cc {
 
@@ -35,6 +36,26 @@ SpinTensor occupied_unit(const SpinTensor& like) {
   for (const std::string& k : d.computed_keys())
     d.write_block(k).transform([](const int* i, double& v) { v = i[0] == i[1] ? 1.0 : 0.0; });
   return d;
+}
+
+// The ring terms of an open-shell reference, P(ij)P(ab) t_im^ae W_mbej, with
+// W_mbej's t2 term -1/2 t_jn^fb <mn||ef> (Eq. 8), as products of
+// particle-hole pair matrices (tensor/spin_pairs.hpp), one dgemm per class
+// of pairs instead of one product per spin case. With
+// T[(ai),(em)] = t_im^ae, V[(em),(fn)] = <mn||ef> and W[(em),(bj)] = W_mbej
+// less that term: T is symmetric (t_im^ae = t_mi^ea) and T[(fn),(bj)] =
+// t_nj^fb = -t_jn^fb, so
+//   W += 1/2 V T,  R = T^T W,  r_ij^ab += P(ij)P(ab) R[(ai),(bj)].
+// T is whole on every rank; W, V and the ranks' shares of R by rows (em).
+void add_open_shell_ring(const MoIntegrals& mo, const SpinTensor& t2, const SpinTensor& w, SpinTensor& r2) {
+  using tensor::PairMatrix;
+  using Placement = PairMatrix::Placement;
+  std::optional<PairMatrix> own;  // integrals made without their pair matrix (the tests' random ones)
+  const PairMatrix& v = mo.oovv_pairs ? *mo.oovv_pairs : own.emplace(oovv_pairs(mo.oovv));
+  const PairMatrix t({{1.0, &t2, "aeim"}}, "ai", "em", Placement::whole, "t2");
+  PairMatrix wp({{1.0, &w, "mbej"}}, "em", "bj", Placement::rows, "W_mbej");
+  wp.add_product(0.5, v, t);
+  PairMatrix::transposed_product(1.0, t, wp, "ring").add_to(1.0, r2, "abij", "ai", "bj");
 }
 
 }  // namespace
@@ -109,7 +130,8 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   if (closed) {
     ring.emplace(cs::ring_w(mo, t1, *pq));
   } else {
-    wmbej.emplace(SpinTensor::zeros_like(t1, "ovvo", {N, N, N, N}, "W_mbej"));
+    // With the ranks along e, where its pair matrix (rows em) takes it.
+    wmbej.emplace(SpinTensor(t1.ctx(), t1.dims(), "ovvo", {N, N, N, N}, "W_mbej", 2));
     (*wmbej)["mbej"] = t1["fj"] * mo.ovvv["mbef"];
   }
 
@@ -145,11 +167,12 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   if (!closed) {
     SpinTensor& w = *wmbej;
     w["mbej"] -= mo.ovov["mbje"];
-    w["mbej"] += t1["bn"] * mo.ooov["mnje"];
-    SpinTensor y = SpinTensor::zeros_like(t1, "vvoo", {N, N, N, N}, "t2/2+t1t1");
-    y["fbjn"] = 0.5 * t2["fbjn"];
-    y["fbjn"] += t1["fj"] * t1["bn"];
-    w["mbej"] -= y["fbjn"] * mo.oovv["mnef"];
+    // -t_n^b <mn||ej> - t_j^f t_n^b <mn||ef> = t_n^b X_mnje with X_mnje =
+    // <mn||je> - t_j^f <mn||ef> (the t2 term: add_open_shell_ring).
+    SpinTensor x = SpinTensor::zeros_like(t1, "ooov", {A, N, N, N}, "X_mnje");
+    x["mnje"] = mo.ooov["mnje"];
+    x["mnje"] -= t1["fj"] * mo.oovv["mnef"];
+    w["mbej"] += t1["bn"] * x["mnje"];
   }
 
   // T1 equation (Eq. 12).
@@ -202,8 +225,7 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   if (closed) {
     cs::add_ring(mo, t1, t2, *ring, r2);
   } else {
-    wmbej->hold_prepared(true);
-    r2["abij"] += t2["aeim"] * (*wmbej)["mbej"];
+    add_open_shell_ring(mo, t2, *wmbej, r2);
   }
   // P(ij) t_i^e <ab||ej>.
   if (closed) cs::add_t1_ovvv_r2(*pq, r2);

@@ -185,11 +185,16 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
                     &mo.oovv_l, &mo.vvoo_l})
       (*x)->set_constant(true);
   }
+  if (!d.restricted && needs.ladder) mo.oovv_pairs.emplace(oovv_pairs(mo.oovv));
   // Fixed from here on: contractions keep their prepared copies.
   for (SpinTensor* t : {&mo.f_oo, &mo.f_ov, &mo.f_vv, &mo.oooo, &mo.ooov, &mo.oovv, &mo.ovov, &mo.ovvv})
     t->set_constant(true);
   if (mo.vvvv) mo.vvvv->set_constant(true);
   return mo;
+}
+
+tensor::PairMatrix oovv_pairs(const SpinTensor& oovv) {
+  return tensor::PairMatrix({{1.0, &oovv, "mnef"}}, "em", "fn", tensor::PairMatrix::Placement::rows, "<oo||vv>");
 }
 
 }  // namespace cyclocc::cc

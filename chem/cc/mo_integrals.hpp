@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tensor/spin.hpp"
+#include "tensor/spin_pairs.hpp"
 
 namespace cyclocc::cc {
 
@@ -52,11 +53,18 @@ struct MoIntegrals {
   // dot product of what each rank holds.
   std::optional<Tensor> vvoo_l;
 
+  // Unrestricted CCSD: <mn||ef> as the pair matrix V[(em),(fn)] of the ring
+  // terms (oovv_pairs() below; ccsd.cpp).
+  std::optional<tensor::PairMatrix> oovv_pairs;
+
   // vvvv_along_ef: <vv||vv>'s blocks with all ranks along the ket pair ef,
   // or f where e and f differ in spin (built a window of rows at a time; the
   // ladder splits its contracted ef over the ranks likewise).
   MoIntegrals(tensor::Context& ctx, const SpinDims& d, bool with_vvvv, bool vvvv_along_ef = false);
 };
+
+// <mn||ef> as the particle-hole pair matrix V[(em),(fn)], held by rows (collective).
+tensor::PairMatrix oovv_pairs(const SpinTensor& oovv);
 
 // Chemist-notation MO integrals (pq|rs) over the active orbitals: the block
 // with p, q of spin s1 (0 alpha, 1 beta) in spaces[0], spaces[1] and r, s of
