@@ -313,7 +313,8 @@ PairMatrix::PairMatrix(const std::vector<Term>& terms, const std::string& rows, 
   const PairStructure s = structure_of(terms.front(), rows, cols);
   for (const Term& t : terms) {
     const PairStructure u = structure_of(t, rows, cols);
-    if (u.spaces != s.spaces || u.col_class != s.col_class || dims_key(t.x->dims()) != dims_key(terms.front().x->dims()))
+    const bool same_dims = dims_key(t.x->dims()) == dims_key(terms.front().x->dims());
+    if (u.spaces != s.spaces || u.col_class != s.col_class || !same_dims)
       throw std::invalid_argument("PairMatrix " + name_ + ": terms of different structures");
   }
   *this = PairMatrix(*ctx_, terms.front().x->dims(), s.spaces, s.col_class, placement, name_);
@@ -339,7 +340,8 @@ void PairMatrix::fill(const std::vector<Term>& terms, const std::string& rows, c
       std::optional<Tensor> copy;
       if (!in_place) copy.emplace(remapped(block, block.shape(), Mapping::replicated(P), identity_perm(4)));
       const Tensor& src = in_place ? block : *copy;
-      const std::string lk = lists_key("in") + structure_key(*t.x, t.labels) + rows + cols + key + layout_id(src.layout());
+      const std::string lk =
+          lists_key("in") + structure_key(*t.x, t.labels) + rows + cols + key + layout_id(src.layout());
       const auto lists = kept_lists(*ctx_, lk, [&] {
         MoveLists l(3);
         src.for_each_offset([&](const int* idx, std::int64_t off) {
@@ -351,8 +353,10 @@ void PairMatrix::fill(const std::vector<Term>& terms, const std::string& rows, c
             }
             const int c = class_of(spin[at[0]], spin[at[1]]), cc = class_of(spin[at[2]], spin[at[3]]);
             if (cc != col_class_[c]) throw std::logic_error("PairMatrix: an element outside the classes");
-            const int kr = order_[0][c]->at[natural(dims_, spaces_[0], spin[at[0]], spin[at[1]], orb[at[0]], orb[at[1]])];
-            const int kc = order_[1][cc]->at[natural(dims_, spaces_[1], spin[at[2]], spin[at[3]], orb[at[2]], orb[at[3]])];
+            const auto& s0 = spaces_[0];
+            const auto& s1 = spaces_[1];
+            const int kr = order_[0][c]->at[natural(dims_, s0, spin[at[0]], spin[at[1]], orb[at[0]], orb[at[1]])];
+            const int kc = order_[1][cc]->at[natural(dims_, s1, spin[at[2]], spin[at[3]], orb[at[2]], orb[at[3]])];
             if (kr < row0(c) || kr >= row0(c) + local_rows(c)) return;
             l[c].add(off, static_cast<std::int64_t>(kr - row0(c)) * count(1, cc) + kc, sign);
           });

@@ -20,10 +20,11 @@
 // `whole` (every rank all of it, the same numbers), or `partial` (every rank
 // all of it, the matrix being the sum over the ranks: a product's output).
 //
-// Building a matrix reads each block of its terms where it lies if the
-// block's ranks lie along the row pair's first index (SpinTensor's `along`)
-// and the matrix is held by rows, else from a copy of the block gathered
-// whole on every rank. add_to() scatters the rank's part into whole copies
+// Building a matrix held by rows reads a block of a term where it lies if
+// the block's ranks lie along the row pair's first index (SpinTensor's
+// `along`) and that index is alone in its antisymmetric group (W_mbej along
+// e, not t2 along a); otherwise, and for a whole matrix, it reads a copy of
+// the block gathered whole on every rank. add_to() scatters the rank's part into whole copies
 // of the output's blocks and sums those over the ranks into place. Which
 // element goes where is worked out once per layouts and kept in the Context
 // while it fits (Context::reserve_local_list_bytes), else on every call.

@@ -211,8 +211,8 @@ TEST_P(SpinPairs, RefusesWhatItCannotRepresent) {
   const PairMatrix m({{1.0, &t2, "aeim"}}, "ai", "em", Placement::rows, "T");
   EXPECT_THROW(m.add_to(1.0, rc, "abij", "ai", "bj"), std::invalid_argument);
   // Products need the placements they are made for.
-  EXPECT_THROW(PairMatrix::transposed_product(1.0, m, PairMatrix({{1.0, &t2, "aeim"}}, "ai", "em", Placement::whole, "T"), "R"),
-               std::invalid_argument);
+  const PairMatrix whole({{1.0, &t2, "aeim"}}, "ai", "em", Placement::whole, "T");
+  EXPECT_THROW(PairMatrix::transposed_product(1.0, m, whole, "R"), std::invalid_argument);
 }
 
 // With 2 beta occupied orbitals every class has pairs; with none (one open-shell
