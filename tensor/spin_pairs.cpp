@@ -309,7 +309,6 @@ PairMatrix::PairMatrix(const std::vector<Term>& terms, const std::string& rows, 
                        Placement placement, std::string name)
     : ctx_(terms.empty() ? nullptr : &terms.front().x->ctx()), placement_(placement), name_(std::move(name)) {
   if (terms.empty()) throw std::invalid_argument("PairMatrix " + name_ + ": no terms");
-  if (placement == Placement::partial) throw std::invalid_argument("PairMatrix " + name_ + ": built partial");
   const PairStructure s = structure_of(terms.front(), rows, cols);
   for (const Term& t : terms) {
     const PairStructure u = structure_of(t, rows, cols);
@@ -370,7 +369,7 @@ void PairMatrix::fill(const std::vector<Term>& terms, const std::string& rows, c
 }
 
 void PairMatrix::add_product(double alpha, const PairMatrix& a, const PairMatrix& b) {
-  if (placement_ != Placement::rows || a.placement_ != Placement::rows || b.placement_ != Placement::whole ||
+  if (placement_ != Placement::rows || b.placement_ != Placement::whole ||
       a.spaces_[0] != spaces_[0] || a.spaces_[1] != b.spaces_[0] || b.spaces_[1] != spaces_[1])
     throw std::invalid_argument("PairMatrix " + name_ + " += " + a.name_ + " * " + b.name_ + ": shapes or placements");
   const OpClock clock(*ctx_);
@@ -381,35 +380,22 @@ void PairMatrix::add_product(double alpha, const PairMatrix& a, const PairMatrix
       throw std::invalid_argument("PairMatrix " + name_ + " += " + a.name_ + " * " + b.name_ + ": classes differ");
     const int M = local_rows(c), N = count(1, col_class_[c]), K = a.count(1, k);
     if (M == 0 || N == 0 || K == 0) continue;
+    // a's rows of this rank: its own where held by rows, the rank's range where whole.
+    const double* ac = a.data_[c].data() + static_cast<std::size_t>(row0(c) - a.row0(c)) * K;
     const double g0 = now();
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, alpha, a.data_[c].data(), K, b.data_[k].data(), N,
-                1.0, data_[c].data(), N);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, alpha, ac, K, b.data_[k].data(), N, 1.0,
+                data_[c].data(), N);
     gemm += now() - g0;
     flops += 2.0 * M * N * K;
   }
   clock.record("pair product " + name_ + " += " + a.name_ + " * " + b.name_, flops, gemm);
 }
 
-PairMatrix PairMatrix::transposed_product(double alpha, const PairMatrix& a, const PairMatrix& b, std::string name) {
-  if (a.placement_ == Placement::partial || b.placement_ != Placement::rows || a.spaces_[0] != b.spaces_[0])
-    throw std::invalid_argument("PairMatrix " + name + " = " + a.name_ + "^T * " + b.name_ + ": shapes or placements");
+PairMatrix PairMatrix::product(double alpha, const PairMatrix& a, const PairMatrix& b, std::string name) {
   std::array<int, 3> cc{};
-  for (int k = 0; k < 3; ++k) cc[a.col_class_[k]] = b.col_class_[k];
-  PairMatrix m(*a.ctx_, a.dims_, {a.spaces_[1], b.spaces_[1]}, cc, Placement::partial, std::move(name));
-  const OpClock clock(*a.ctx_);
-  double flops = 0, gemm = 0;
-  for (int k = 0; k < 3; ++k) {
-    const int M = a.count(1, a.col_class_[k]), N = b.count(1, b.col_class_[k]), K = b.local_rows(k);
-    if (M == 0 || N == 0 || K == 0) continue;
-    // a's rows of b's row pairs: its own where held by rows, the rank's range where whole.
-    const double* ak = a.data_[k].data() + static_cast<std::size_t>(b.row0(k) - a.row0(k)) * M;
-    const double g0 = now();
-    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, alpha, ak, M, b.data_[k].data(), N, 1.0,
-                m.data_[a.col_class_[k]].data(), N);
-    gemm += now() - g0;
-    flops += 2.0 * M * N * K;
-  }
-  clock.record("pair product " + m.name_ + " = " + a.name_ + "^T * " + b.name_, flops, gemm);
+  for (int c = 0; c < 3; ++c) cc[c] = b.col_class_[a.col_class_[c]];
+  PairMatrix m(*a.ctx_, a.dims_, {a.spaces_[0], b.spaces_[1]}, cc, Placement::rows, std::move(name));
+  m.add_product(alpha, a, b);
   return m;
 }
 

@@ -16,9 +16,8 @@
 // Rows and ranks: rank r of P holds the rows of the pairs whose first index
 // p is r modulo P. A class orders its pairs by that rank, then (class 0)
 // alpha before beta, then p, then q, so each rank's rows are consecutive
-// (pair() gives the order). A matrix is held by `rows` (each rank its rows),
-// `whole` (every rank all of it, the same numbers), or `partial` (every rank
-// all of it, the matrix being the sum over the ranks: a product's output).
+// (pair() gives the order). A matrix is held by `rows` (each rank its rows)
+// or `whole` (every rank all of it, the same numbers).
 //
 // Building a matrix held by rows reads a block of a term where it lies if
 // the block's ranks lie along the row pair's first index (SpinTensor's
@@ -48,21 +47,20 @@ class PairMatrix {
     const SpinTensor* x = nullptr;
     std::string labels;
   };
-  enum class Placement { rows, whole, partial };
+  enum class Placement { rows, whole };
 
   // M[(rows[0] rows[1]), (cols[0] cols[1])] = sum of the terms' spin-orbital
-  // elements, held as `placement` (rows or whole). Each pair must join an
+  // elements, held as `placement`. Each pair must join an
   // upper and a lower index, and all terms must give the pairs the same
   // orbital spaces. Collective.
   PairMatrix(const std::vector<Term>& terms, const std::string& rows, const std::string& cols, Placement placement,
              std::string name);
 
-  // this += alpha a b: this and a held by rows (the same row pairs), b whole.
-  // One local dgemm per class. Not collective.
+  // this += alpha a b, and alpha a b held by rows: a held by rows or whole
+  // (its rows of this rank are read), b whole. One local dgemm per class.
+  // Not collective.
   void add_product(double alpha, const PairMatrix& a, const PairMatrix& b);
-  // alpha a^T b, partial: every rank's product of the rows it holds of a
-  // (rows or whole) and of b (rows), with the same row pairs. Not collective.
-  static PairMatrix transposed_product(double alpha, const PairMatrix& a, const PairMatrix& b, std::string name);
+  static PairMatrix product(double alpha, const PairMatrix& a, const PairMatrix& b, std::string name);
 
   // y[labels] += alpha * M, rows and cols naming the positions of M's pairs
   // among labels. As in contract(), y's declared antisymmetry adds the

@@ -42,20 +42,21 @@ SpinTensor occupied_unit(const SpinTensor& like) {
 // W_mbej's t2 term -1/2 t_jn^fb <mn||ef> (Eq. 8), as products of
 // particle-hole pair matrices (tensor/spin_pairs.hpp), one dgemm per class
 // of pairs instead of one product per spin case. With
-// T[(ai),(em)] = t_im^ae, V[(em),(fn)] = <mn||ef> and W[(em),(bj)] = W_mbej
-// less that term: T is symmetric (t_im^ae = t_mi^ea) and T[(fn),(bj)] =
-// t_nj^fb = -t_jn^fb, so
-//   W += 1/2 V T,  R = T^T W,  r_ij^ab += P(ij)P(ab) R[(ai),(bj)].
-// T is whole on every rank; W, V and the ranks' shares of R by rows (em).
+// T[(ai),(em)] = t_im^ae, V[(em),(fn)] = <mn||ef> and W'[(bj),(em)] =
+// W_mbej less that term: T and V are symmetric (t_im^ae = t_mi^ea,
+// <mn||ef> = <nm||fe>) and T[(bj),(fn)] = t_jn^bf = -t_jn^fb, so
+//   W' += 1/2 T V,  R' = W' T,  r_ij^ab += P(ij)P(ab) R'[(bj),(ai)].
+// T and V are whole on every rank; W' and R' held by rows (bj), W' read
+// where W_mbej lies (along b).
 void add_open_shell_ring(const MoIntegrals& mo, const SpinTensor& t2, const SpinTensor& w, SpinTensor& r2) {
   using tensor::PairMatrix;
   using Placement = PairMatrix::Placement;
   std::optional<PairMatrix> own;  // integrals made without their pair matrix (the tests' random ones)
   const PairMatrix& v = mo.oovv_pairs ? *mo.oovv_pairs : own.emplace(oovv_pairs(mo.oovv));
   const PairMatrix t({{1.0, &t2, "aeim"}}, "ai", "em", Placement::whole, "t2");
-  PairMatrix wp({{1.0, &w, "mbej"}}, "em", "bj", Placement::rows, "W_mbej");
-  wp.add_product(0.5, v, t);
-  PairMatrix::transposed_product(1.0, t, wp, "ring").add_to(1.0, r2, "abij", "ai", "bj");
+  PairMatrix wp({{1.0, &w, "mbej"}}, "bj", "em", Placement::rows, "W_mbej");
+  wp.add_product(0.5, t, v);
+  PairMatrix::product(1.0, wp, t, "ring").add_to(1.0, r2, "abij", "bj", "ai");
 }
 
 }  // namespace
@@ -130,8 +131,8 @@ void ccsd_rhs(const MoIntegrals& mo, const Amplitudes& t, Amplitudes& r) {
   if (closed) {
     ring.emplace(cs::ring_w(mo, t1, *pq));
   } else {
-    // With the ranks along e, where its pair matrix (rows em) takes it.
-    wmbej.emplace(SpinTensor(t1.ctx(), t1.dims(), "ovvo", {N, N, N, N}, "W_mbej", 2));
+    // With the ranks along b, where its pair matrix (rows bj) takes it.
+    wmbej.emplace(SpinTensor(t1.ctx(), t1.dims(), "ovvo", {N, N, N, N}, "W_mbej", 1));
     (*wmbej)["mbej"] = t1["fj"] * mo.ovvv["mbef"];
   }
 

@@ -194,7 +194,7 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
 }
 
 tensor::PairMatrix oovv_pairs(const SpinTensor& oovv) {
-  return tensor::PairMatrix({{1.0, &oovv, "mnef"}}, "em", "fn", tensor::PairMatrix::Placement::rows, "<oo||vv>");
+  return tensor::PairMatrix({{1.0, &oovv, "mnef"}}, "em", "fn", tensor::PairMatrix::Placement::whole, "<oo||vv>");
 }
 
 }  // namespace cyclocc::cc

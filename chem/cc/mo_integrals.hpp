@@ -63,7 +63,7 @@ struct MoIntegrals {
   MoIntegrals(tensor::Context& ctx, const SpinDims& d, bool with_vvvv, bool vvvv_along_ef = false);
 };
 
-// <mn||ef> as the particle-hole pair matrix V[(em),(fn)], held by rows (collective).
+// <mn||ef> as the particle-hole pair matrix V[(em),(fn)], whole on every rank (collective).
 tensor::PairMatrix oovv_pairs(const SpinTensor& oovv);
 
 // Chemist-notation MO integrals (pq|rs) over the active orbitals: the block

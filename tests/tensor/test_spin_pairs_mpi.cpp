@@ -122,29 +122,34 @@ TEST_P(SpinPairs, TermsAdd) {
   expect_elements(y, 1.0, s, "fbjn", "fn", "bj");
 }
 
-// T[(ai),(em)] = t_im^ae is symmetric (t_im^ae = t_mi^ea): the open-shell
-// ring terms (ccsd.cpp) use T for T^T.
-TEST_P(SpinPairs, AmplitudePairMatrixIsSymmetric) {
+// T[(ai),(em)] = t_im^ae is symmetric (t_im^ae = t_mi^ea), and so is
+// V[(em),(fn)] = <mn||ef>: the open-shell ring terms (ccsd.cpp) rely on it.
+TEST_P(SpinPairs, AmplitudeAndIntegralPairMatricesAreSymmetric) {
   Context ctx(world());
-  SpinTensor t2(ctx, dims(GetParam()), "vvoo", {A, N, A, N}, "t2");
+  const SpinDims d = dims(GetParam());
+  SpinTensor t2(ctx, d, "vvoo", {A, N, A, N}, "t2"), v(ctx, d, "oovv", {A, N, A, N}, "v");
   fill(t2, 7);
-  const PairMatrix t({{1.0, &t2, "aeim"}}, "ai", "em", Placement::whole, "T");
-  for (int c = 0; c < 3; ++c) {
-    const auto m = t.gather(c), mt = t.gather(t.col_class(c));
-    const int nr = t.count(0, c), nc = t.count(1, t.col_class(c));
-    ASSERT_EQ(t.col_class(t.col_class(c)), c);
-    for (int r = 0; r < nr; ++r)
-      for (int k = 0; k < nc; ++k) EXPECT_EQ(m[r * nc + k], mt[k * nr + r]) << "class " << c;
-  }
+  fill(v, 8);
+  for (const PairMatrix& m : {PairMatrix({{1.0, &t2, "aeim"}}, "ai", "em", Placement::whole, "T"),
+                              PairMatrix({{1.0, &v, "mnef"}}, "em", "fn", Placement::rows, "V")})
+    for (int c = 0; c < 3; ++c) {
+      const auto x = m.gather(c), xt = m.gather(m.col_class(c));
+      const int nr = m.count(0, c), nc = m.count(1, m.col_class(c));
+      ASSERT_EQ(m.col_class(m.col_class(c)), c);
+      for (int r = 0; r < nr; ++r)
+        for (int k = 0; k < nc; ++k) EXPECT_EQ(x[r * nc + k], xt[k * nr + r]) << "class " << c;
+    }
 }
 
 // The ring product through pair matrices against plain loops over spin
 // orbitals, and against the same terms written with the spin layer's
-// contract(): W = w + 1/2 V Y, R = X^T W (X[(em),(ai)] = x_aeim), r += 1/2 P(ab)P(ij) R.
+// contract(): W'[(bj),(em)] = w_mbej + 1/2 sum_fn y_fbjn v_mnef,
+// R'[(bj),(ai)] = sum_em W'[(bj),(em)] x_aeim, r += 1/4 P(ab)P(ij) R' twice:
+// once with the operands that the products read by rows held by rows, once whole.
 TEST_P(SpinPairs, RingProductEqualsTheSpinOrbitalLoops) {
   Context ctx(world());
   const SpinDims d = dims(GetParam());
-  SpinTensor x(ctx, d, "vvoo", {A, N, A, N}, "x"), w(ctx, d, "ovvo", {N, N, N, N}, "w", 2),
+  SpinTensor x(ctx, d, "vvoo", {A, N, A, N}, "x"), w(ctx, d, "ovvo", {N, N, N, N}, "w", 1),
       v(ctx, d, "oovv", {A, N, A, N}, "v"), y(ctx, d, "vvoo", {N, N, N, N}, "y"), r(ctx, d, "vvoo", {A, N, A, N}, "r");
   fill(x, 1);
   fill(w, 101);
@@ -156,15 +161,15 @@ TEST_P(SpinPairs, RingProductEqualsTheSpinOrbitalLoops) {
   SpinTensor r2 = SpinTensor::zeros_like(r, "r2");
   r2["abij"] = r["abij"];
 
-  PairMatrix wp({{1.0, &w, "mbej"}}, "em", "bj", Placement::rows, "W");
-  wp.add_product(0.5, PairMatrix({{1.0, &v, "mnef"}}, "em", "fn", Placement::rows, "V"),
-                 PairMatrix({{1.0, &y, "fbjn"}}, "fn", "bj", Placement::whole, "Y"));
+  const PairMatrix vp({{1.0, &v, "mnef"}}, "fn", "em", Placement::whole, "V");
+  const PairMatrix xp({{1.0, &x, "aeim"}}, "em", "ai", Placement::whole, "X");
   for (Placement at : {Placement::rows, Placement::whole}) {
-    const PairMatrix xp({{1.0, &x, "aeim"}}, "em", "ai", at, "X");
-    PairMatrix::transposed_product(1.0, xp, wp, "R").add_to(0.25, r, "abij", "ai", "bj");
+    PairMatrix wp({{1.0, &w, "mbej"}}, "bj", "em", Placement::rows, "W");
+    wp.add_product(0.5, PairMatrix({{1.0, &y, "fbjn"}}, "bj", "fn", at, "Y"), vp);
+      PairMatrix::product(1.0, wp, xp, "R").add_to(0.25, r, "abij", "bj", "ai");
   }
 
-  // Plain loops: W = w + 1/2 v y, R_aibj = sum_em x_aeim W_mbej, r += 1/2 P(ab)P(ij) R.
+  // Plain loops: W = w + 1/2 y v, R_aibj = sum_em x_aeim W_mbej, r += 1/2 P(ab)P(ij) R.
   const int o = dense::so_len(d, 'o'), nv = dense::so_len(d, 'v');
   dense::Array wd = ws, rd({nv, o, nv, o});
   for (int m = 0; m < o; ++m)
@@ -195,6 +200,31 @@ TEST_P(SpinPairs, RingProductEqualsTheSpinOrbitalLoops) {
   EXPECT_LT(dense::packed_error(dense::so_shape(r), dense::to_spin_orbital(r2), dense::to_spin_orbital(r)), 1e-12);
 }
 
+// A product of two whole matrices is held by rows, each rank's rows of the
+// whole product.
+TEST_P(SpinPairs, ProductOfWholeMatricesIsTheRankRows) {
+  Context ctx(world());
+  const SpinDims d = dims(GetParam());
+  SpinTensor x(ctx, d, "vvoo", {A, N, A, N}, "x"), w(ctx, d, "ovvo", {N, N, N, N}, "w");
+  fill(x, 21);
+  fill(w, 22);
+  const PairMatrix wp({{1.0, &w, "mbej"}}, "bj", "em", Placement::whole, "W");
+  const PairMatrix xp({{1.0, &x, "aeim"}}, "em", "ai", Placement::whole, "X");
+  const PairMatrix p = PairMatrix::product(2.0, wp, xp, "P");
+  for (int c = 0; c < 3; ++c) {
+    const auto a = wp.gather(c), got = p.gather(c);
+    const int k = wp.col_class(c);
+    const auto b = xp.gather(k);
+    const int nr = wp.count(0, c), nk = wp.count(1, k), nc = xp.count(1, xp.col_class(k));
+    for (int i = 0; i < nr; ++i)
+      for (int j = 0; j < nc; ++j) {
+        double s = 0;
+        for (int q = 0; q < nk; ++q) s += a[i * nk + q] * b[q * nc + j];
+        EXPECT_NEAR(got[i * nc + j], 2.0 * s, 1e-12) << "class " << c;
+      }
+  }
+}
+
 TEST_P(SpinPairs, RefusesWhatItCannotRepresent) {
   Context ctx(world());
   const SpinDims d = dims(GetParam());
@@ -210,9 +240,8 @@ TEST_P(SpinPairs, RefusesWhatItCannotRepresent) {
   SpinTensor rc(ctx, closed, "vvoo", {A, N, A, N}, "r");
   const PairMatrix m({{1.0, &t2, "aeim"}}, "ai", "em", Placement::rows, "T");
   EXPECT_THROW(m.add_to(1.0, rc, "abij", "ai", "bj"), std::invalid_argument);
-  // Products need the placements they are made for.
-  const PairMatrix whole({{1.0, &t2, "aeim"}}, "ai", "em", Placement::whole, "T");
-  EXPECT_THROW(PairMatrix::transposed_product(1.0, m, whole, "R"), std::invalid_argument);
+  // Products need the placements they are made for: b whole.
+  EXPECT_THROW(PairMatrix::product(1.0, m, m, "R"), std::invalid_argument);
 }
 
 // With 2 beta occupied orbitals every class has pairs; with none (one open-shell
