@@ -189,15 +189,19 @@ void for_each_image(const std::vector<Sym>& sym, const std::function<void(const 
   walk(0, 1);
 }
 
-// Element moves: to = offset * 2 + 1 where the sign is negative.
+// Element moves: to = offset * 2 + 1 where the sign is negative. Offsets
+// are local to a rank, so 32 bits hold them (a whole block or matrix of 2^30
+// elements would take 8 GB on every rank).
 struct Moves {
-  std::vector<std::int64_t> from, to;
+  std::vector<std::int32_t> from, to;
   void add(std::int64_t f, std::int64_t t, int sign) {
-    from.push_back(f);
-    to.push_back(t * 2 + (sign < 0 ? 1 : 0));
+    if (f >= (std::int64_t{1} << 31) || t >= (std::int64_t{1} << 30))
+      throw std::length_error("PairMatrix: more than 2^30 elements on one rank");
+    from.push_back(static_cast<std::int32_t>(f));
+    to.push_back(static_cast<std::int32_t>(t * 2 + (sign < 0 ? 1 : 0)));
   }
   std::int64_t bytes() const {
-    return static_cast<std::int64_t>((from.capacity() + to.capacity()) * sizeof(std::int64_t));
+    return static_cast<std::int64_t>((from.capacity() + to.capacity()) * sizeof(std::int32_t));
   }
   // dst[to] += a * src[from] with the sign.
   void apply(double alpha, const double* src, double* dst) const {
@@ -207,16 +211,20 @@ struct Moves {
 };
 using MoveLists = std::vector<Moves>;
 
-// The lists of `key`, kept in the context, or made by `make` (and kept while
-// they fit in the context's budget for local lists).
+// The lists of `key`, made by `make`: kept in the context from their second
+// use on (a one-off matrix, such as the integrals', keeps none) while they
+// fit in the context's budget for local lists.
 std::shared_ptr<const MoveLists> kept_lists(Context& ctx, const std::string& key,
                                             const std::function<MoveLists()>& make) {
   auto& kept = ctx.extensions();
-  if (const auto it = kept.find(key); it != kept.end()) return std::static_pointer_cast<const MoveLists>(it->second);
+  if (const auto it = kept.find(key); it != kept.end() && it->second)
+    return std::static_pointer_cast<const MoveLists>(it->second);
   auto lists = std::make_shared<const MoveLists>(make());
+  const bool seen = kept.count(key) > 0;  // a null entry marks the first use
   std::int64_t bytes = 0;
   for (const Moves& m : *lists) bytes += m.bytes();
-  if (ctx.reserve_local_list_bytes(bytes)) kept.emplace(key, lists);
+  if (!seen) kept.emplace(key, nullptr);
+  else if (ctx.reserve_local_list_bytes(bytes)) kept[key] = lists;
   return lists;
 }
 

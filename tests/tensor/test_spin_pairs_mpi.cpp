@@ -109,6 +109,29 @@ TEST_P(SpinPairs, ElementsAreThoseOfTheSpinOrbitalTensor) {
   }
 }
 
+// The element lists are worked out on each of the first two uses and kept
+// from the second on: the same matrices from all three, on new numbers, and
+// the same sums out of them (r_abij += P(ab)P(ij) W'[(bj),(ai)] = w_ibaj).
+TEST_P(SpinPairs, KeptListsGiveTheSameResults) {
+  Context ctx(world());
+  const SpinDims d = dims(GetParam());
+  SpinTensor t2(ctx, d, "vvoo", {A, N, A, N}, "t2"), w(ctx, d, "ovvo", {N, N, N, N}, "w", 1);
+  SpinTensor r(ctx, d, "vvoo", {A, N, A, N}, "r"), s(ctx, d, "vvoo", {A, N, A, N}, "s");
+  for (std::uint64_t use = 0; use < 3; ++use) {
+    fill(t2, 100 * use + 1);
+    fill(w, 100 * use + 50);
+    const PairMatrix t({{0.5, &t2, "aeim"}}, "ai", "em", Placement::whole, "T");
+    const PairMatrix wp({{1.0, &w, "mbej"}}, "bj", "em", Placement::rows, "W");
+    expect_elements(t, 0.5, t2, "aeim", "ai", "em");
+    expect_elements(wp, 1.0, w, "mbej", "bj", "em");
+    r.set_zero();
+    wp.add_to(1.0, r, "abij", "bj", "ai");
+    s["abij"] = w["ibaj"];
+    EXPECT_LT(dense::packed_error(dense::so_shape(r), dense::to_spin_orbital(s), dense::to_spin_orbital(r)), 1e-13)
+        << "use " << use;
+  }
+}
+
 TEST_P(SpinPairs, TermsAdd) {
   Context ctx(world());
   const SpinDims d = dims(GetParam());
