@@ -92,6 +92,11 @@ std::array<int, 4> pair_positions(const std::string& labels, const std::string& 
   if (rows.size() != 2 || cols.size() != 2) throw std::invalid_argument("PairMatrix: a pair has two labels");
   const std::array<int, 4> at = {position_of(labels, rows[0]), position_of(labels, rows[1]),
                                  position_of(labels, cols[0]), position_of(labels, cols[1])};
+  for (int k = 0; k < 4; ++k)
+    for (int j = 0; j < k; ++j)
+      if (at[j] == at[k])
+        throw std::invalid_argument("PairMatrix: pairs " + rows + " and " + cols + " do not name four different "
+                                    "indices of " + labels);
   for (int k = 0; k < 4; k += 2)
     if ((at[k] < 2) == (at[k + 1] < 2))
       throw std::invalid_argument("PairMatrix: pair " + std::string(1, labels[at[k]]) + labels[at[k + 1]] + " of " +
@@ -192,11 +197,11 @@ void for_each_image(const std::vector<Sym>& sym, const std::function<void(const 
 // Element moves: to = offset * 2 + 1 where the sign is negative. Offsets
 // are local to a rank, so 32 bits hold them (a whole block or matrix of 2^30
 // elements would take 8 GB on every rank).
+// The sizes are checked before any list is made, alike on every rank
+// (the PairMatrix constructor, check_block_size).
 struct Moves {
   std::vector<std::int32_t> from, to;
   void add(std::int64_t f, std::int64_t t, int sign) {
-    if (f >= (std::int64_t{1} << 31) || t >= (std::int64_t{1} << 30))
-      throw std::length_error("PairMatrix: more than 2^30 elements on one rank");
     from.push_back(static_cast<std::int32_t>(f));
     to.push_back(static_cast<std::int32_t>(t * 2 + (sign < 0 ? 1 : 0)));
   }
@@ -226,6 +231,12 @@ std::shared_ptr<const MoveLists> kept_lists(Context& ctx, const std::string& key
   if (!seen) kept.emplace(key, nullptr);
   else if (ctx.reserve_local_list_bytes(bytes)) kept[key] = lists;
   return lists;
+}
+
+// A block whose whole packed array the element moves address (32-bit offsets).
+void check_block_size(const Shape& shape, const std::string& name) {
+  if (shape.packed_size() >= (std::int64_t{1} << 30))
+    throw std::length_error("PairMatrix: block " + name + " has more than 2^30 elements");
 }
 
 // Records one operation of the pair matrices in the rank's statistics.
@@ -261,6 +272,11 @@ PairMatrix::PairMatrix(Context& ctx, const SpinDims& dims, std::array<std::strin
       name_(std::move(name)) {
   for (int side = 0; side < 2; ++side)
     for (int c = 0; c < 3; ++c) order_[side][c] = order_of(ctx, dims_, spaces_[side], c);
+  // The element moves hold 32-bit offsets (Moves). Checked on the whole
+  // class, the same on every rank, so that all refuse together.
+  for (int c = 0; c < 3; ++c)
+    if (static_cast<std::int64_t>(count(0, c)) * count(1, col_class_[c]) >= (std::int64_t{1} << 30))
+      throw std::length_error("PairMatrix " + name_ + ": a class of more than 2^30 elements");
   for (int c = 0; c < 3; ++c)
     data_[c].assign(static_cast<std::size_t>(local_rows(c)) * count(1, col_class_[c]), 0.0);
 }
@@ -279,8 +295,10 @@ int PairMatrix::local_rows(int c) const {
 }
 
 std::string PairMatrix::lists_key(const std::string& what) const {
-  return "pair lists " + what + " " + dims_key(dims_) + spaces_[0] + spaces_[1] +
-         std::to_string(static_cast<int>(placement_)) + "|";
+  std::string k = "pair lists " + what + " " + dims_key(dims_) + spaces_[0] + spaces_[1] +
+                  std::to_string(static_cast<int>(placement_)) + ":";
+  for (int c : col_class_) k += std::to_string(c);  // matrices of equal spaces may pair their classes otherwise
+  return k + "|";
 }
 
 namespace {
@@ -336,6 +354,7 @@ void PairMatrix::fill(const std::vector<Term>& terms, const std::string& rows, c
     for (const std::string& key : t.x->block_keys()) {
       const Tensor& block = t.x->block(key);
       if (block.shape().packed_size() == 0) continue;
+      check_block_size(block.shape(), block.name());
       // In place where the block is whole, or where its ranks lie along the
       // rows' first index and that index is alone in its group of x (the
       // images of an element permute the positions inside a group).
@@ -416,6 +435,7 @@ void PairMatrix::add_to(double alpha, SpinTensor& y, const std::string& labels, 
     throw std::invalid_argument("PairMatrix::add_to: " + y.name() + "[" + labels + "] does not fit " + name_);
   const OpClock clock(*ctx_);
   const Blocks blocks(y);
+  for (std::size_t b = 0; b < blocks.keys().size(); ++b) check_block_size(blocks.shape(static_cast<int>(b)), y.name());
   const auto lists = kept_lists(*ctx_, lists_key("out") + structure_key(y, labels) + rows + cols, [&] {
     MoveLists l(3 * blocks.keys().size());
     for (int c = 0; c < 3; ++c) {

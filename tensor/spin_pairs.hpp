@@ -22,11 +22,12 @@
 // Building a matrix held by rows reads a block of a term where it lies if
 // the block's ranks lie along the row pair's first index (SpinTensor's
 // `along`) and that index is alone in its antisymmetric group (W_mbej along
-// e, not t2 along a); otherwise, and for a whole matrix, it reads a copy of
-// the block gathered whole on every rank. add_to() scatters the rank's part into whole copies
-// of the output's blocks and sums those over the ranks into place. Which
-// element goes where is worked out once per layouts and kept in the Context
-// while it fits (Context::reserve_local_list_bytes), else on every call.
+// b for rows bj, not t2 along a); otherwise, and for a whole matrix, it
+// reads a copy of the block gathered whole on every rank. add_to() scatters
+// the rank's part into whole copies of the output's blocks and sums those
+// over the ranks into place. Which element goes where is worked out on each
+// of the first two uses and kept in the Context from the second on, while it
+// fits (Context::reserve_local_list_bytes); otherwise on every use.
 #pragma once
 
 #include <array>

@@ -17,6 +17,7 @@
 #include "chem/cc/ccsd.hpp"
 
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include "chem/cc/closed_shell.hpp"
@@ -51,8 +52,8 @@ SpinTensor occupied_unit(const SpinTensor& like) {
 void add_open_shell_ring(const MoIntegrals& mo, const SpinTensor& t2, const SpinTensor& w, SpinTensor& r2) {
   using tensor::PairMatrix;
   using Placement = PairMatrix::Placement;
-  std::optional<PairMatrix> own;  // integrals made without their pair matrix (the tests' random ones)
-  const PairMatrix& v = mo.oovv_pairs ? *mo.oovv_pairs : own.emplace(oovv_pairs(mo.oovv));
+  if (!mo.oovv_pairs) throw std::logic_error("CCSD: unrestricted integrals without V (build_mo_integrals makes it)");
+  const PairMatrix& v = *mo.oovv_pairs;
   const PairMatrix t({{1.0, &t2, "aeim"}}, "ai", "em", Placement::whole, "t2");
   PairMatrix wp({{1.0, &w, "mbej"}}, "bj", "em", Placement::rows, "W_mbej");
   wp.add_product(0.5, t, v);

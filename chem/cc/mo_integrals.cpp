@@ -131,6 +131,11 @@ void fill_vvvv_by_rows(const ChemistRows& rows, SpinTensor& vvvv) {
   vvvv.blocks_written();
 }
 
+// <mn||ef> as the particle-hole pair matrix V[(em),(fn)], whole on every rank (collective).
+tensor::PairMatrix oovv_pairs(const SpinTensor& oovv) {
+  return tensor::PairMatrix({{1.0, &oovv, "mnef"}}, "em", "fn", tensor::PairMatrix::Placement::whole, "<oo||vv>");
+}
+
 }  // namespace
 
 MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
@@ -191,10 +196,6 @@ MoIntegrals build_mo_integrals(tensor::Context& ctx, const SpinDims& d,
     t->set_constant(true);
   if (mo.vvvv) mo.vvvv->set_constant(true);
   return mo;
-}
-
-tensor::PairMatrix oovv_pairs(const SpinTensor& oovv) {
-  return tensor::PairMatrix({{1.0, &oovv, "mnef"}}, "em", "fn", tensor::PairMatrix::Placement::whole, "<oo||vv>");
 }
 
 }  // namespace cyclocc::cc

@@ -53,8 +53,8 @@ struct MoIntegrals {
   // dot product of what each rank holds.
   std::optional<Tensor> vvoo_l;
 
-  // Unrestricted CCSD: <mn||ef> as the pair matrix V[(em),(fn)] of the ring
-  // terms (oovv_pairs() below; ccsd.cpp).
+  // Unrestricted CCSD: <mn||ef> as the particle-hole pair matrix
+  // V[(em),(fn)] of the ring terms, whole on every rank (ccsd.cpp).
   std::optional<tensor::PairMatrix> oovv_pairs;
 
   // vvvv_along_ef: <vv||vv>'s blocks with all ranks along the ket pair ef,
@@ -62,9 +62,6 @@ struct MoIntegrals {
   // ladder splits its contracted ef over the ranks likewise).
   MoIntegrals(tensor::Context& ctx, const SpinDims& d, bool with_vvvv, bool vvvv_along_ef = false);
 };
-
-// <mn||ef> as the particle-hole pair matrix V[(em),(fn)], whole on every rank (collective).
-tensor::PairMatrix oovv_pairs(const SpinTensor& oovv);
 
 // Chemist-notation MO integrals (pq|rs) over the active orbitals: the block
 // with p, q of spin s1 (0 alpha, 1 beta) in spaces[0], spaces[1] and r, s of

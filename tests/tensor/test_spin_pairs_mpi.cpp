@@ -100,6 +100,10 @@ TEST_P(SpinPairs, ElementsAreThoseOfTheSpinOrbitalTensor) {
   fill(t2, 11);
   fill(w, 31);
   wm["mbej"] = w["mbej"];
+  // t2 with the ranks along a: read whole even by rows ai, as its images swap a and b.
+  SpinTensor ta(ctx, d, "vvoo", {A, N, A, N}, "t2", 0);
+  ta["abij"] = t2["abij"];
+  expect_elements(PairMatrix({{1.0, &ta, "aeim"}}, "ai", "em", Placement::rows, "T"), 1.0, t2, "aeim", "ai", "em");
   for (Placement at : {Placement::rows, Placement::whole}) {
     expect_elements(PairMatrix({{0.7, &t2, "aeim"}}, "ai", "em", at, "T"), 0.7, t2, "aeim", "ai", "em");
     // Pairs that join a lower index with an upper one, and columns before rows.
@@ -169,9 +173,8 @@ TEST_P(SpinPairs, AmplitudeAndIntegralPairMatricesAreSymmetric) {
 // contract(): W'[(bj),(em)] = w_mbej + 1/2 sum_fn y_fbjn v_mnef,
 // R'[(bj),(ai)] = sum_em W'[(bj),(em)] x_aeim, r += 1/4 P(ab)P(ij) R' twice:
 // once with the operands that the products read by rows held by rows, once whole.
-TEST_P(SpinPairs, RingProductEqualsTheSpinOrbitalLoops) {
+void expect_ring_product(const SpinDims& d) {
   Context ctx(world());
-  const SpinDims d = dims(GetParam());
   SpinTensor x(ctx, d, "vvoo", {A, N, A, N}, "x"), w(ctx, d, "ovvo", {N, N, N, N}, "w", 1),
       v(ctx, d, "oovv", {A, N, A, N}, "v"), y(ctx, d, "vvoo", {N, N, N, N}, "y"), r(ctx, d, "vvoo", {A, N, A, N}, "r");
   fill(x, 1);
@@ -223,6 +226,51 @@ TEST_P(SpinPairs, RingProductEqualsTheSpinOrbitalLoops) {
   EXPECT_LT(dense::packed_error(dense::so_shape(r), dense::to_spin_orbital(r2), dense::to_spin_orbital(r)), 1e-12);
 }
 
+TEST_P(SpinPairs, RingProductEqualsTheSpinOrbitalLoops) { expect_ring_product(dims(GetParam())); }
+
+// Two alpha virtuals and one beta: from 3 ranks on, some ranks hold no rows
+// of a class, and at 2 ranks class 1 has rows on one rank only.
+TEST_P(SpinPairs, RingProductWithRanksWithoutRows) {
+  SpinDims d = dims(GetParam());
+  d.vir[0] = 2;
+  d.vir[1] = 1;
+  expect_ring_product(d);
+}
+
+// Matrices of the same spaces whose classes meet otherwise (W' maps class d
+// to d, R' = W' X maps d to -d) keep lists of their own when added to the
+// same tensor at the same positions, used three times each so that both keep
+// them; and a whole matrix adds each element once.
+TEST_P(SpinPairs, ClassPairingsKeepTheirOwnLists) {
+  Context ctx(world());
+  const SpinDims d = dims(GetParam());
+  SpinTensor x(ctx, d, "vvoo", {A, N, A, N}, "x"), w(ctx, d, "ovvo", {N, N, N, N}, "w", 1);
+  SpinTensor r(ctx, d, "vvoo", {A, N, A, N}, "r"), s(ctx, d, "vvoo", {A, N, A, N}, "s");
+  auto expect_equal = [&](const std::string& what) {
+    EXPECT_LT(dense::packed_error(dense::so_shape(r), dense::to_spin_orbital(s), dense::to_spin_orbital(r)), 1e-12)
+        << what;
+  };
+  for (std::uint64_t use = 0; use < 3; ++use) {
+    fill(x, 10 * use + 1);
+    fill(w, 10 * use + 2);
+    const PairMatrix wp({{1.0, &w, "mbej"}}, "bj", "em", Placement::rows, "W");
+    const PairMatrix ww({{1.0, &w, "mbej"}}, "bj", "em", Placement::whole, "W");
+    const PairMatrix xp({{1.0, &x, "aeim"}}, "em", "ai", Placement::whole, "X");
+    const PairMatrix rp = PairMatrix::product(1.0, wp, xp, "R");
+    ASSERT_NE(wp.col_class(1), rp.col_class(1));
+    s["abij"] = w["ibaj"];
+    for (const PairMatrix* m : {&wp, &ww}) {
+      r.set_zero();
+      m->add_to(1.0, r, "abij", "bj", "ai");
+      expect_equal("W' " + std::to_string(static_cast<int>(m->placement())) + ", use " + std::to_string(use));
+    }
+    r.set_zero();
+    rp.add_to(1.0, r, "abij", "bj", "ai");
+    s["abij"] = x["aeim"] * w["mbej"];
+    expect_equal("R', use " + std::to_string(use));
+  }
+}
+
 // A product of two whole matrices is held by rows, each rank's rows of the
 // whole product.
 TEST_P(SpinPairs, ProductOfWholeMatricesIsTheRankRows) {
@@ -256,6 +304,7 @@ TEST_P(SpinPairs, RefusesWhatItCannotRepresent) {
   // A pair of two upper indices is not a particle-hole pair.
   EXPECT_THROW(PairMatrix({{1.0, &t2, "abij"}}, "ab", "ij", Placement::rows, "X"), std::invalid_argument);
   EXPECT_THROW(PairMatrix({{1.0, &t2, "abij"}}, "ax", "bj", Placement::rows, "X"), std::invalid_argument);
+  EXPECT_THROW(PairMatrix({{1.0, &t2, "aeim"}}, "ai", "am", Placement::rows, "X"), std::invalid_argument);
   SpinDims closed = d;
   closed.occ[1] = closed.occ[0];
   closed.vir[1] = closed.vir[0];
