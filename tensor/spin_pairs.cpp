@@ -294,6 +294,12 @@ int PairMatrix::local_rows(int c) const {
   return placement_ == Placement::rows ? first[ctx_->rank() + 1] - first[ctx_->rank()] : count(0, c);
 }
 
+std::pair<int, int> PairMatrix::own_rows(int c) const {
+  if (placement_ == Placement::rows) return {0, local_rows(c)};
+  const auto& first = order_[0][c]->first;  // whole: the same on every rank, each takes its own rows
+  return {first[ctx_->rank()], first[ctx_->rank() + 1]};
+}
+
 std::string PairMatrix::lists_key(const std::string& what) const {
   std::string k = "pair lists " + what + " " + dims_key(dims_) + spaces_[0] + spaces_[1] +
                   std::to_string(static_cast<int>(placement_)) + ":";
@@ -440,10 +446,7 @@ void PairMatrix::add_to(double alpha, SpinTensor& y, const std::string& labels, 
     MoveLists l(3 * blocks.keys().size());
     for (int c = 0; c < 3; ++c) {
       const int nc = count(1, col_class_[c]);
-      // Whole copies are the same on every rank: each scatters its own rows.
-      const auto& first = order_[0][c]->first;
-      const int r0 = placement_ == Placement::whole ? first[ctx_->rank()] : 0;
-      const int r1 = placement_ == Placement::whole ? first[ctx_->rank() + 1] : local_rows(c);
+      const auto [r0, r1] = own_rows(c);
       for (int r = r0; r < r1; ++r)
         for (int k = 0; k < nc; ++k) {
           const Pair p = pair(0, c, row0(c) + r), q = pair(1, col_class_[c], k);
@@ -474,9 +477,7 @@ void PairMatrix::add_to(double alpha, SpinTensor& y, const std::string& labels, 
 std::vector<double> PairMatrix::gather(int c) const {
   const int nc = count(1, col_class_[c]);
   std::vector<double> m(static_cast<std::size_t>(count(0, c)) * nc, 0.0);
-  const auto& first = order_[0][c]->first;
-  const int r0 = placement_ == Placement::whole ? first[ctx_->rank()] : 0;
-  const int r1 = placement_ == Placement::whole ? first[ctx_->rank() + 1] : local_rows(c);
+  const auto [r0, r1] = own_rows(c);
   for (int r = r0; r < r1; ++r)
     std::copy_n(data_[c].begin() + static_cast<std::ptrdiff_t>(r) * nc, nc,
                 m.begin() + static_cast<std::ptrdiff_t>(row0(c) + r) * nc);

@@ -33,6 +33,7 @@
 #include <array>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tensor/spin.hpp"
@@ -112,6 +113,9 @@ class PairMatrix {
   // The first row held and the number of rows held of class c.
   int row0(int c) const;
   int local_rows(int c) const;
+  // The rows of class c, as offsets into data_, that this rank accounts for:
+  // all it holds by rows, its own range of a whole matrix.
+  std::pair<int, int> own_rows(int c) const;
   std::string lists_key(const std::string& what) const;
   void fill(const std::vector<Term>& terms, const std::string& rows, const std::string& cols);
 };

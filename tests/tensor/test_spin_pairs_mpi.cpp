@@ -27,6 +27,14 @@ void fill(SpinTensor& x, std::uint64_t seed) {
   for (const auto& k : x.block_keys()) x.block(k).fill_random(seed++);
 }
 
+// A tensor of random blocks (fill, from the seed).
+SpinTensor random_tensor(Context& ctx, const SpinDims& d, const std::string& spaces, std::vector<Sym> sym,
+                         const std::string& name, std::uint64_t seed, int along = -1) {
+  SpinTensor x(ctx, d, spaces, std::move(sym), name, along);
+  fill(x, seed);
+  return x;
+}
+
 // The spin-orbital index of orbital i of spin s in a space (alpha first).
 int so_index(const SpinDims& d, char space, int spin, int i) { return spin == 0 ? i : d.len(space, 'a') + i; }
 
@@ -95,10 +103,9 @@ TEST_P(SpinPairs, ElementsAreThoseOfTheSpinOrbitalTensor) {
   Context ctx(world());
   const SpinDims d = dims(GetParam());
   // w with the ranks along e (read in place for rows "em") and along m (gathered).
-  SpinTensor t2(ctx, d, "vvoo", {A, N, A, N}, "t2"), w(ctx, d, "ovvo", {N, N, N, N}, "w", 2),
-      wm(ctx, d, "ovvo", {N, N, N, N}, "w", 0);
-  fill(t2, 11);
-  fill(w, 31);
+  const SpinTensor t2 = random_tensor(ctx, d, "vvoo", {A, N, A, N}, "t2", 11);
+  const SpinTensor w = random_tensor(ctx, d, "ovvo", {N, N, N, N}, "w", 31, 2);
+  SpinTensor wm(ctx, d, "ovvo", {N, N, N, N}, "w", 0);
   wm["mbej"] = w["mbej"];
   // t2 with the ranks along a: read whole even by rows ai, as its images swap a and b.
   SpinTensor ta(ctx, d, "vvoo", {A, N, A, N}, "t2", 0);
@@ -139,9 +146,8 @@ TEST_P(SpinPairs, KeptListsGiveTheSameResults) {
 TEST_P(SpinPairs, TermsAdd) {
   Context ctx(world());
   const SpinDims d = dims(GetParam());
-  SpinTensor t2(ctx, d, "vvoo", {A, N, A, N}, "t2"), u(ctx, d, "vvoo", {N, N, N, N}, "u");
-  fill(t2, 5);
-  fill(u, 9);
+  const SpinTensor t2 = random_tensor(ctx, d, "vvoo", {A, N, A, N}, "t2", 5);
+  const SpinTensor u = random_tensor(ctx, d, "vvoo", {N, N, N, N}, "u", 9);
   const PairMatrix y({{0.5, &t2, "fbjn"}, {1.0, &u, "fbjn"}}, "fn", "bj", Placement::rows, "Y");
   SpinTensor s(ctx, d, "vvoo", {N, N, N, N}, "s");
   s["fbjn"] = 0.5 * t2["fbjn"];
@@ -154,9 +160,8 @@ TEST_P(SpinPairs, TermsAdd) {
 TEST_P(SpinPairs, AmplitudeAndIntegralPairMatricesAreSymmetric) {
   Context ctx(world());
   const SpinDims d = dims(GetParam());
-  SpinTensor t2(ctx, d, "vvoo", {A, N, A, N}, "t2"), v(ctx, d, "oovv", {A, N, A, N}, "v");
-  fill(t2, 7);
-  fill(v, 8);
+  const SpinTensor t2 = random_tensor(ctx, d, "vvoo", {A, N, A, N}, "t2", 7);
+  const SpinTensor v = random_tensor(ctx, d, "oovv", {A, N, A, N}, "v", 8);
   for (const PairMatrix& m : {PairMatrix({{1.0, &t2, "aeim"}}, "ai", "em", Placement::whole, "T"),
                               PairMatrix({{1.0, &v, "mnef"}}, "em", "fn", Placement::rows, "V")})
     for (int c = 0; c < 3; ++c) {
@@ -175,13 +180,11 @@ TEST_P(SpinPairs, AmplitudeAndIntegralPairMatricesAreSymmetric) {
 // once with the operands that the products read by rows held by rows, once whole.
 void expect_ring_product(const SpinDims& d) {
   Context ctx(world());
-  SpinTensor x(ctx, d, "vvoo", {A, N, A, N}, "x"), w(ctx, d, "ovvo", {N, N, N, N}, "w", 1),
-      v(ctx, d, "oovv", {A, N, A, N}, "v"), y(ctx, d, "vvoo", {N, N, N, N}, "y"), r(ctx, d, "vvoo", {A, N, A, N}, "r");
-  fill(x, 1);
-  fill(w, 101);
-  fill(v, 201);
-  fill(y, 301);
-  fill(r, 401);
+  const SpinTensor x = random_tensor(ctx, d, "vvoo", {A, N, A, N}, "x", 1);
+  const SpinTensor w = random_tensor(ctx, d, "ovvo", {N, N, N, N}, "w", 101, 1);
+  const SpinTensor v = random_tensor(ctx, d, "oovv", {A, N, A, N}, "v", 201);
+  const SpinTensor y = random_tensor(ctx, d, "vvoo", {N, N, N, N}, "y", 301);
+  SpinTensor r = random_tensor(ctx, d, "vvoo", {A, N, A, N}, "r", 401);
   const auto xs = dense::to_spin_orbital(x), ws = dense::to_spin_orbital(w), vs = dense::to_spin_orbital(v),
              ys = dense::to_spin_orbital(y), r0 = dense::to_spin_orbital(r);
   SpinTensor r2 = SpinTensor::zeros_like(r, "r2");
@@ -276,9 +279,8 @@ TEST_P(SpinPairs, ClassPairingsKeepTheirOwnLists) {
 TEST_P(SpinPairs, ProductOfWholeMatricesIsTheRankRows) {
   Context ctx(world());
   const SpinDims d = dims(GetParam());
-  SpinTensor x(ctx, d, "vvoo", {A, N, A, N}, "x"), w(ctx, d, "ovvo", {N, N, N, N}, "w");
-  fill(x, 21);
-  fill(w, 22);
+  const SpinTensor x = random_tensor(ctx, d, "vvoo", {A, N, A, N}, "x", 21);
+  const SpinTensor w = random_tensor(ctx, d, "ovvo", {N, N, N, N}, "w", 22);
   const PairMatrix wp({{1.0, &w, "mbej"}}, "bj", "em", Placement::whole, "W");
   const PairMatrix xp({{1.0, &x, "aeim"}}, "em", "ai", Placement::whole, "X");
   const PairMatrix p = PairMatrix::product(2.0, wp, xp, "P");
@@ -299,8 +301,7 @@ TEST_P(SpinPairs, ProductOfWholeMatricesIsTheRankRows) {
 TEST_P(SpinPairs, RefusesWhatItCannotRepresent) {
   Context ctx(world());
   const SpinDims d = dims(GetParam());
-  SpinTensor t2(ctx, d, "vvoo", {A, N, A, N}, "t2");
-  fill(t2, 3);
+  const SpinTensor t2 = random_tensor(ctx, d, "vvoo", {A, N, A, N}, "t2", 3);
   // A pair of two upper indices is not a particle-hole pair.
   EXPECT_THROW(PairMatrix({{1.0, &t2, "abij"}}, "ab", "ij", Placement::rows, "X"), std::invalid_argument);
   EXPECT_THROW(PairMatrix({{1.0, &t2, "abij"}}, "ax", "bj", Placement::rows, "X"), std::invalid_argument);
