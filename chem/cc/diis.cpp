@@ -21,7 +21,15 @@ std::int64_t AmplitudeDiis::local_words() const {
 
 std::optional<double> AmplitudeDiis::extrapolate(Amplitudes& t, const Amplitudes& error) {
   if (!diis_on(max_)) return std::nullopt;
-  if (static_cast<int>(vectors_.size()) == max_) {
+  const bool full = size() == max_;
+  // The new error's overlaps with the errors kept (all but the oldest when
+  // full) and itself, before it is stored: the dots fill its derived blocks
+  // (restricted), and the copy stored below takes them filled.
+  std::vector<const Amplitudes*> kept;
+  for (std::size_t i = full ? 1 : 0; i < errors_.size(); ++i) kept.push_back(&errors_[i]);
+  kept.push_back(&error);
+  std::vector<double> row = error.dots(kept);
+  if (full) {
     // The oldest pair's storage takes the new one (no new allocation).
     Amplitudes v = std::move(vectors_.front()), e = std::move(errors_.front());
     drop_oldest();
@@ -33,9 +41,7 @@ std::optional<double> AmplitudeDiis::extrapolate(Amplitudes& t, const Amplitudes
     vectors_.push_back(t);
     errors_.push_back(error);
   }
-  std::vector<const Amplitudes*> stored;
-  for (const Amplitudes& e : errors_) stored.push_back(&e);
-  overlaps_.push_back(error.dots(stored));
+  overlaps_.push_back(std::move(row));
   const double self = overlaps_.back().back();
   // Linearly dependent errors (few amplitudes, e.g. the one of H2 in a
   // minimal basis) make the system singular, and its solutions can weight old

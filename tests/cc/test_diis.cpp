@@ -4,7 +4,9 @@
 // not stall on it (the system of three or more such errors is singular).
 #include <gtest/gtest.h>
 
+#include <Eigen/Dense>
 #include <cmath>
+#include <deque>
 #include <optional>
 #include <utility>
 
@@ -119,3 +121,52 @@ TEST(AmplitudeDiis, ReturnsTheErrorsSquaredNorm) {
 }
 
 }  // namespace
+
+// The extrapolation against the plain DIIS system (Pulay 1980), solved here
+// from dot products of copies: minimise |sum c_i e_i| with sum c_i = 1 over
+// the last n pairs. Run past a full history, so that the overlaps kept from
+// earlier calls (and the dropping of the oldest pair) are what is checked.
+TEST(AmplitudeDiis, ExtrapolatesAsThePlainDiisSystem) {
+  tensor::SpinDims restricted;
+  restricted.occ[0] = restricted.occ[1] = 3;
+  restricted.vir[0] = restricted.vir[1] = 4;
+  restricted.restricted = true;
+  tensor::SpinDims open = restricted;
+  open.occ[1] = 2;
+  open.vir[1] = 5;
+  open.restricted = false;
+  constexpr int kVectors = 3;
+  for (const auto& d : {restricted, open}) {
+    tensor::Context ctx(test::world());
+    cc::Amplitudes t(ctx, d, false), e(ctx, d, false);
+    cc::AmplitudeDiis diis(kVectors);
+    std::deque<cc::Amplitudes> vs, es;
+    double x = 0.3;
+    auto next = [&](double, bool) { return x = std::fmod(x * 5.17 + 0.29, 1.0) - 0.45; };
+    for (int k = 0; k < 7; ++k) {
+      each(t, t, next);
+      each(e, e, next);
+      vs.push_back(t);
+      es.push_back(e);
+      if (static_cast<int>(vs.size()) > kVectors) {
+        vs.pop_front();
+        es.pop_front();
+      }
+      diis.extrapolate(t, e);
+      const int n = static_cast<int>(vs.size());
+      if (n < 2) continue;
+      Eigen::MatrixXd b = Eigen::MatrixXd::Zero(n + 1, n + 1);
+      for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) b(i, j) = es[i].dot(es[j]);
+        b(i, n) = b(n, i) = -1.0;
+      }
+      Eigen::VectorXd rhs = Eigen::VectorXd::Zero(n + 1);
+      rhs(n) = -1.0;
+      const Eigen::VectorXd c = b.fullPivLu().solve(rhs);
+      cc::Amplitudes expected = cc::Amplitudes::zeros_like(t);
+      for (int i = 0; i < n; ++i) expected.axpy(c(i), vs[i]);
+      expected.axpy(-1.0, t);
+      EXPECT_LT(expected.norm2(), 1e-12 * t.norm2()) << "pair " << k << (d.restricted ? ", restricted" : ", open shell");
+    }
+  }
+}
