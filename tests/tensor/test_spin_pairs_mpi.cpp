@@ -315,6 +315,14 @@ TEST_P(SpinPairs, RefusesWhatItCannotRepresent) {
   EXPECT_THROW(m.add_to(1.0, rc, "abij", "ai", "bj"), std::invalid_argument);
   // Products need the placements they are made for: b whole.
   EXPECT_THROW(PairMatrix::product(1.0, m, m, "R"), std::invalid_argument);
+  // Factors of other orbital counts (one more alpha virtual here).
+  SpinDims wider = d;
+  wider.vir[0] += 1;
+  const SpinTensor u2 = random_tensor(ctx, wider, "vvoo", {A, N, A, N}, "u2", 4);
+  const PairMatrix w({{1.0, &u2, "ebmj"}}, "em", "bj", Placement::whole, "W");
+  const PairMatrix mw({{1.0, &t2, "ebmj"}}, "em", "bj", Placement::whole, "M");
+  EXPECT_NO_THROW(PairMatrix::product(1.0, m, mw, "R"));
+  EXPECT_THROW(PairMatrix::product(1.0, m, w, "R"), std::invalid_argument);
 }
 
 // With 2 beta occupied orbitals every class has pairs; with none (one open-shell
