@@ -405,7 +405,8 @@ void PairMatrix::add_product(double alpha, const PairMatrix& a, const PairMatrix
   if (placement_ != Placement::rows || b.placement_ != Placement::whole ||
       a.spaces_[0] != spaces_[0] || a.spaces_[1] != b.spaces_[0] || b.spaces_[1] != spaces_[1] ||
       dims_key(a.dims_) != dims_key(dims_) || dims_key(b.dims_) != dims_key(dims_) || a.ctx_ != ctx_ || b.ctx_ != ctx_)
-    throw std::invalid_argument("PairMatrix " + name_ + " += " + a.name_ + " * " + b.name_ + ": shapes, dimensions or placements");
+    throw std::invalid_argument("PairMatrix " + name_ + " += " + a.name_ + " * " + b.name_ +
+                                ": shapes, dimensions or placements");
   const OpClock clock(*ctx_);
   double flops = 0, gemm = 0;
   for (int c = 0; c < 3; ++c) {
