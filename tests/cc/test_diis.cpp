@@ -166,7 +166,8 @@ TEST(AmplitudeDiis, ExtrapolatesAsThePlainDiisSystem) {
       cc::Amplitudes expected = cc::Amplitudes::zeros_like(t);
       for (int i = 0; i < n; ++i) expected.axpy(c(i), vs[i]);
       expected.axpy(-1.0, t);
-      EXPECT_LT(expected.norm2(), 1e-12 * t.norm2()) << "pair " << k << (d.restricted ? ", restricted" : ", open shell");
+      EXPECT_LT(expected.norm2(), 1e-12 * t.norm2())
+          << "pair " << k << (d.restricted ? ", restricted" : ", open shell");
     }
   }
 }
