@@ -382,6 +382,24 @@ std::vector<SpinTensor::Element> SpinTensor::largest(int k) const {
   return all;
 }
 
+namespace {
+
+// Whether a restricted tensor's same-spin pair blocks are those of T2: sym
+// (AS, NS, AS, NS), and the all-alpha block made from the mixed block
+// X = abab as X[abcd] - X[abdc] (mixed_patterns, source_of).
+bool pair_blocks_of_t2_form(const SpinTensor& x) {
+  const std::vector<Sym> t2_sym{Sym::AS, Sym::NS, Sym::AS, Sym::NS};
+  if (!x.dims().restricted || x.sym() != t2_sym || !x.has_block("aaaa") || !x.has_block("abab")) return false;
+  std::set<std::tuple<std::string, std::string, int>> sources;
+  for (const std::string& spins : mixed_patterns(2)) {
+    const Source src = source_of(spins, x.sym());
+    sources.insert({src.key, src.labels, src.sign});
+  }
+  return sources == std::set<std::tuple<std::string, std::string, int>>{{"abab", "abcd", 1}, {"abab", "abdc", -1}};
+}
+
+}  // namespace
+
 void SpinTensor::each_block_dot(const std::vector<const SpinTensor*>& others,
                                 const std::function<void(const std::string&, std::size_t, double)>& add) const {
   // A flipped image has its partner's dot product (the flip permutes, with a
@@ -390,16 +408,28 @@ void SpinTensor::each_block_dot(const std::vector<const SpinTensor*>& others,
   bool flips = dims_.restricted;
   for (const SpinTensor* o : others) flips = flips && o->dims_.restricted;
   auto weight = [&](const std::string& k) { return flips ? flip_weight(k) : 1; };
+  // T2's same-spin blocks are not filled either: with aaaa = X[abij] -
+  // X[abji] packed and X flip-symmetric (X[abij] = X[baji]), aaaa and bbbb
+  // together give 2 sum_{a<b,i<j} aaaa_x aaaa_y = x.y - x^s.y over all of X,
+  // with x^s[abij] = x[abji] (docs/tensor.md).
+  bool from_mixed = flips && pair_blocks_of_t2_form(*this);
+  for (const SpinTensor* o : others) from_mixed = from_mixed && pair_blocks_of_t2_form(*o);
   std::set<std::string> keys;
   for (const std::string& k : keys_)
-    if (weight(k) > 0) keys.insert(k);
+    if (weight(k) > 0 && !(from_mixed && k == "aaaa")) keys.insert(k);
   ensure_derived(keys);
   for (const SpinTensor* o : others) o->ensure_derived(keys);
   for (const std::string& k : keys) {
     std::vector<const Tensor*> y;
     for (const SpinTensor* o : others) y.push_back(&o->block(k));
-    const std::vector<double> d = stored(k).dots(y);
+    const Tensor& x = stored(k);
+    const std::vector<double> d = x.dots(y);
     for (std::size_t j = 0; j < d.size(); ++j) add(k, j, weight(k) * d[j]);
+    if (!from_mixed || k != "abab") continue;
+    Tensor swapped(*ctx_, x.shape(), x.mapping(), x.name() + " (ij swapped)");
+    tensor::sum(1.0, x, "abdc", 0.0, swapped, "abcd");
+    const std::vector<double> ds = swapped.dots(y);
+    for (std::size_t j = 0; j < d.size(); ++j) add("aaaa", j, d[j] - ds[j]);
   }
 }
 double SpinTensor::norm2() const { return std::sqrt(dot(*this)); }

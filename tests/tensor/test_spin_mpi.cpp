@@ -314,6 +314,52 @@ TEST(Spin, FlipWeightsCountEachFlippedPairOnce) {
   }
 }
 
+// Restricted T2's dot products read only its computed mixed block: the
+// same-spin blocks' share comes from it (x.y - x^s.y, spin.cpp) without
+// filling them, and equals their dot products once they are filled.
+TEST(Spin, RestrictedT2DotsLeaveTheSameSpinBlocksUnfilled) {
+  Context ctx(world());
+  const SpinDims r = closed_dims(true);
+  const Spec s = T2("abij");
+  std::uint64_t seed = 11;
+  auto make = [&](const char* name) {
+    SpinTensor full(ctx, r, s.spaces, s.sym, name);
+    for (const auto& k : full.block_keys()) full.block(k).fill_random(seed++);
+    full.flip_symmetrize();  // flip-symmetric, every block filled
+    SpinTensor computed(ctx, r, s.spaces, s.sym, name);
+    for (const auto& k : computed.computed_keys()) computed.write_block(k).data() = full.block(k).data();
+    return std::pair{std::move(full), std::move(computed)};
+  };
+  const auto [fx, x] = make("X");
+  const auto [fy, y] = make("Y");
+  double xy = 0, xx = 0, same_spin = 0;
+  for (const auto& k : fx.block_keys()) {
+    const double d = fx.block(k).dot(fy.block(k));
+    xy += d;
+    xx += fx.block(k).dot(fx.block(k));
+    if (k == "aaaa" || k == "bbbb") same_spin += d;
+  }
+  ASSERT_GT(std::abs(same_spin), 1e-3);
+  const std::int64_t words = x.local_words() + y.local_words();
+  const std::vector<double> d = x.dots({&y, &x});
+  EXPECT_EQ(x.local_words() + y.local_words(), words);  // nothing filled
+  EXPECT_NEAR(d[0], xy, 1e-12 * xx);
+  EXPECT_NEAR(d[1], xx, 1e-12 * xx);
+  const SpinTensor::SpinParts parts = x.dot_by_spin(y);
+  EXPECT_NEAR(parts.one_spin, same_spin, 1e-12 * xx);
+  EXPECT_NEAR(parts.mixed, xy - same_spin, 1e-12 * xx);
+  // Filled, the same-spin blocks hold what the dot products assumed.
+  SpinTensor filled = x;
+  filled.fill_derived();
+  EXPECT_GT(filled.local_words(), x.local_words());
+  for (const auto& k : {"aaaa", "bbbb"}) {
+    Tensor diff = Tensor::zeros_like(fx.block(k));
+    sum(1.0, filled.block(k), "abcd", 0.0, diff, "abcd");
+    sum(-1.0, fx.block(k), "abcd", 1.0, diff, "abcd");
+    EXPECT_LT(std::sqrt(diff.dot(diff)), 1e-12 * std::sqrt(xx)) << k;
+  }
+}
+
 // The computed blocks: restricted, those not filled from a flipped partner
 // (T1 aa; T2 abab, its all-alpha block being derived from it too); otherwise all.
 TEST(Spin, ComputedKeysLeaveOutTheDerivedBlocks) {
