@@ -426,9 +426,17 @@ void SpinTensor::each_block_dot(const std::vector<const SpinTensor*>& others,
     const std::vector<double> d = x.dots(y);
     for (std::size_t j = 0; j < d.size(); ++j) add(k, j, weight(k) * d[j]);
     if (!from_mixed || k != "abab") continue;
-    Tensor swapped(*ctx_, x.shape(), x.mapping(), x.name() + " (ij swapped)");
-    tensor::sum(1.0, x, "abdc", 0.0, swapped, "abcd");
-    const std::vector<double> ds = swapped.dots(y);
+    // x^s.y = x.y^s: the swap of x, or of each y where x is constant (a
+    // constant tensor would keep its swapped copy, Tensor::prepared).
+    auto swapped = [&](const Tensor& z) {
+      Tensor zs(*ctx_, z.shape(), z.mapping(), z.name() + " (ij swapped)");
+      tensor::sum(1.0, z, "abdc", 0.0, zs, "abcd");
+      return zs;
+    };
+    std::vector<double> ds(d.size());
+    if (!x.constant()) ds = swapped(x).dots(y);
+    else
+      for (std::size_t j = 0; j < y.size(); ++j) ds[j] = x.dot(swapped(*y[j]));
     for (std::size_t j = 0; j < d.size(); ++j) add("aaaa", j, d[j] - ds[j]);
   }
 }

@@ -23,8 +23,8 @@ std::optional<double> AmplitudeDiis::extrapolate(Amplitudes& t, const Amplitudes
   if (!diis_on(max_)) return std::nullopt;
   const bool full = size() == max_;
   // The new error's overlaps with the errors kept (all but the oldest when
-  // full) and itself, before it is stored: the dots fill its derived blocks
-  // (restricted), and the copy stored below takes them filled.
+  // full) and itself, before it is stored: where the dots fill derived blocks
+  // (restricted T3), the copy stored below takes them filled.
   std::vector<const Amplitudes*> kept;
   for (std::size_t i = full ? 1 : 0; i < errors_.size(); ++i) kept.push_back(&errors_[i]);
   kept.push_back(&error);

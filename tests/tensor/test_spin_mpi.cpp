@@ -348,6 +348,11 @@ TEST(Spin, RestrictedT2DotsLeaveTheSameSpinBlocksUnfilled) {
   const SpinTensor::SpinParts parts = x.dot_by_spin(y);
   EXPECT_NEAR(parts.one_spin, same_spin, 1e-12 * xx);
   EXPECT_NEAR(parts.mixed, xy - same_spin, 1e-12 * xx);
+  // A constant tensor (the integrals) against another: the other is swapped.
+  SpinTensor c = x;
+  c.set_constant(true);
+  const std::vector<double> dc = c.dots({&y});
+  EXPECT_NEAR(dc[0], xy, 1e-12 * xx);
   // Filled, the same-spin blocks hold what the dot products assumed.
   SpinTensor filled = x;
   filled.fill_derived();
