@@ -323,6 +323,13 @@ TEST_P(SpinPairs, RefusesWhatItCannotRepresent) {
   const PairMatrix mw({{1.0, &t2, "ebmj"}}, "em", "bj", Placement::whole, "M");
   EXPECT_NO_THROW(PairMatrix::product(1.0, m, mw, "R"));
   EXPECT_THROW(PairMatrix::product(1.0, m, w, "R"), std::invalid_argument);
+  const PairMatrix mu({{1.0, &u2, "aeim"}}, "ai", "em", Placement::rows, "U");
+  EXPECT_THROW(PairMatrix::product(1.0, mu, mw, "R"), std::invalid_argument);
+  // Factors of another Context.
+  Context other(world());
+  const SpinTensor o2 = random_tensor(other, d, "vvoo", {A, N, A, N}, "o2", 5);
+  const PairMatrix mo({{1.0, &o2, "ebmj"}}, "em", "bj", Placement::whole, "O");
+  EXPECT_THROW(PairMatrix::product(1.0, m, mo, "R"), std::invalid_argument);
 }
 
 // With 2 beta occupied orbitals every class has pairs; with none (one open-shell
