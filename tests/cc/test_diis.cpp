@@ -87,11 +87,8 @@ TEST(AmplitudeDiis, ConvergesWhenAllErrorsAreParallel) {
   }
 }
 
-// extrapolate returns <error|error>, the overlap the solver takes the
-// change's norm from: over every block (a restricted T2 counts its derived
-// same-spin block too) of T1, T2 and, where there are triples, T3, for each
-// new pair, and nothing when DIIS is off.
-TEST(AmplitudeDiis, ReturnsTheErrorsSquaredNorm) {
+// Small dimensions, closed-shell (restricted) and open-shell.
+std::pair<tensor::SpinDims, tensor::SpinDims> restricted_and_open() {
   tensor::SpinDims restricted;
   restricted.occ[0] = restricted.occ[1] = 3;
   restricted.vir[0] = restricted.vir[1] = 4;
@@ -100,6 +97,15 @@ TEST(AmplitudeDiis, ReturnsTheErrorsSquaredNorm) {
   open.occ[1] = 2;
   open.vir[1] = 5;
   open.restricted = false;
+  return {restricted, open};
+}
+
+// extrapolate returns <error|error>, the overlap the solver takes the
+// change's norm from: over every block (a restricted T2 counts its derived
+// same-spin block too) of T1, T2 and, where there are triples, T3, for each
+// new pair, and nothing when DIIS is off.
+TEST(AmplitudeDiis, ReturnsTheErrorsSquaredNorm) {
+  const auto [restricted, open] = restricted_and_open();
   for (const auto& [d, triples] : {std::pair(restricted, false), std::pair(open, false), std::pair(restricted, true),
                                     std::pair(open, true)}) {
     tensor::Context ctx(test::world());
@@ -120,21 +126,12 @@ TEST(AmplitudeDiis, ReturnsTheErrorsSquaredNorm) {
   }
 }
 
-}  // namespace
-
 // The extrapolation against the plain DIIS system (Pulay 1980), solved here
 // from dot products of copies: minimise |sum c_i e_i| with sum c_i = 1 over
 // the last n pairs. Run past a full history, so that the overlaps kept from
 // earlier calls (and the dropping of the oldest pair) are what is checked.
 TEST(AmplitudeDiis, ExtrapolatesAsThePlainDiisSystem) {
-  tensor::SpinDims restricted;
-  restricted.occ[0] = restricted.occ[1] = 3;
-  restricted.vir[0] = restricted.vir[1] = 4;
-  restricted.restricted = true;
-  tensor::SpinDims open = restricted;
-  open.occ[1] = 2;
-  open.vir[1] = 5;
-  open.restricted = false;
+  const auto [restricted, open] = restricted_and_open();
   constexpr int kVectors = 3;
   for (const auto& d : {restricted, open}) {
     tensor::Context ctx(test::world());
@@ -171,3 +168,5 @@ TEST(AmplitudeDiis, ExtrapolatesAsThePlainDiisSystem) {
     }
   }
 }
+
+}  // namespace
