@@ -1,5 +1,6 @@
 #include "tensor/spin.hpp"
 
+#include "tensor/remap.hpp"
 #include "tensor/spin_terms.hpp"
 
 #include <algorithm>
@@ -426,17 +427,8 @@ void SpinTensor::each_block_dot(const std::vector<const SpinTensor*>& others,
     const std::vector<double> d = x.dots(y);
     for (std::size_t j = 0; j < d.size(); ++j) add(k, j, weight(k) * d[j]);
     if (!from_mixed || k != "abab") continue;
-    // x^s.y = x.y^s: the swap of x, or of each y where x is constant (a
-    // constant tensor would keep its swapped copy, Tensor::prepared).
-    auto swapped = [&](const Tensor& z) {
-      Tensor zs(*ctx_, z.shape(), z.mapping(), z.name() + " (ij swapped)");
-      tensor::sum(1.0, z, "abdc", 0.0, zs, "abcd");
-      return zs;
-    };
-    std::vector<double> ds(d.size());
-    if (!x.constant()) ds = swapped(x).dots(y);
-    else
-      for (std::size_t j = 0; j < y.size(); ++j) ds[j] = x.dot(swapped(*y[j]));
+    const Tensor swapped = remapped(x, x.shape(), x.mapping(), {0, 1, 3, 2}, x.name() + " (ij swapped)");
+    const std::vector<double> ds = swapped.dots(y);
     for (std::size_t j = 0; j < d.size(); ++j) add("aaaa", j, d[j] - ds[j]);
   }
 }
