@@ -12,11 +12,20 @@
 // columns wv..wv+w-1 (w = 4 or 8 doubles a vector), accumulates
 // A[i][k] * Bp[k][wv..wv+w-1] over k, R rows of A at a time (R x NV vector
 // accumulators, NV = ceil(N / w)). Bp is op(B) packed row-major with its
-// columns padded to w NV, a chunk of kc rows at a time (32 KB, in L1). The
-// rows of A go in panels of 16 R so that a panel's pages stay in the TLB
-// while its chunks pass; each panel accumulates in a small buffer, added to C
-// with alpha at the end. Each call prefetches the next R rows of its chunk (a
-// prefetch never faults, so past the last row is harmless).
+// columns padded to w NV, a chunk of kc rows at a time (256 KB, in L2: the
+// whole of K up to 2048 at 16 columns). The rows of A go in panels of 16 R so
+// that a panel's pages stay in the TLB while its chunks pass; each panel
+// accumulates in a small buffer, added to C with alpha at the end. Each call
+// prefetches the next R rows of its chunk (a prefetch never faults, so past
+// the last row is harmless).
+//
+// Chunks of 32 KB (for L1) cut each row of A into pieces of 2-4 KB, read
+// R rows side by side; the memory stream kept up less well with those than
+// with whole rows. With A from memory, as the integrals come in an iteration,
+// 256 KB chunks measured 0.87-0.95x the time at two processes on Zen 4
+// (M = 3741, N = 10, K = 1870; M = 3828, N = 15, K = 1914, the ladders of
+// H2O/aug-cc-pVTZ at 2 ranks; CH2 cc-pVTZ's at 2 ranks) and 0.92-0.99x at
+// one (K = M), alternated call by call in one process.
 #pragma once
 
 #include <immintrin.h>
@@ -148,7 +157,7 @@ template <class L, int NV, int Regs>
 void skinny(std::int64_t M, std::int64_t N, std::int64_t K, double alpha, const double* A, std::int64_t lda,
             const double* B, std::int64_t ldb, bool b_trans, bool add, double* C, std::int64_t ldc) {
   constexpr int W = L::width * NV, R = rows_for<Regs>(NV);
-  constexpr std::int64_t kc = 4096 / W;  // a chunk of Bp: 32 KB
+  constexpr std::int64_t kc = 32768 / W;  // a chunk of Bp: 256 KB
   constexpr std::int64_t P = 16 * R;     // rows of A per panel
   std::vector<double> bp(K * W, 0.0), t(P * W);
   for (std::int64_t k = 0; k < K; ++k)

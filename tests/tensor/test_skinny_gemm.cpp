@@ -72,12 +72,12 @@ TEST(SkinnyGemm, MatchesPlainLoopsForEveryColumnCount) {
   std::mt19937_64 rng(20261124);
   // Rows: a partial row block, a few blocks, more than one panel of the
   // widest rows (16 x 8 = 128) with a ragged end. Contracted: inside one
-  // chunk of op(B), and across chunks (256 rows of op(B) for 16 columns,
-  // 1024 for 4) with a ragged end.
+  // chunk of op(B), and across chunks (2048 rows of op(B) for 16 columns,
+  // 8192 for 4) with a ragged end.
   for (SkinnyIsa isa : skinny_gemm_isas())
     for (std::int64_t N = 1; N <= kSkinnyMaxColumns; ++N)
       for (std::int64_t M : {1, 5, 9, 131})
-        for (std::int64_t K : {1, 37, 1100})
+        for (std::int64_t K : {1, 37, 1100, 8200})
           for (bool t : {false, true})
             for (double beta : {1.0, 0.0}) check(isa, {M, N, K, t, beta}, rng);
 }
