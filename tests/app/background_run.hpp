@@ -147,11 +147,13 @@ class BackgroundRun {
   int code_ = -1;
 };
 
-// A row of a CC iteration table in a cyclocc log: the iteration number and
-// the seconds of the checkpoint write (-1 if none was written in that row).
+// A row of a CC iteration table in a cyclocc log: the iteration number,
+// the seconds of the checkpoint write (-1 if none was written in that row),
+// and the correlation energy, dE and |dT| as printed.
 struct CcRow {
   int iteration = 0;
   double checkpoint_seconds = -1;
+  double energy = 0, delta_e = 0, delta_t = 0;
 };
 
 // The rows of every CC iteration table of a log (the lines that follow a
@@ -167,13 +169,14 @@ inline std::vector<CcRow> cc_rows(const std::string& log) {
       continue;
     }
     CcRow row;
-    double e = 0, de = 0, dt = 0, s = 0;
-    const int n = std::sscanf(line.c_str(), "%d %lf %lf %lf %lf %lf", &row.iteration, &e, &de, &dt, &s,
-                              &row.checkpoint_seconds);
+    double s = 0;
+    const int n = std::sscanf(line.c_str(), "%d %lf %lf %lf %lf %lf", &row.iteration, &row.energy, &row.delta_e,
+                              &row.delta_t, &s, &row.checkpoint_seconds);
     if (in_table && n < 2 && (line.find(": peak memory after ") != std::string::npos || line.rfind("warning: ", 0) == 0))
       continue;
     in_table = in_table && n >= 2;
-    if (in_table) rows.push_back(n == 6 ? row : CcRow{row.iteration, -1});
+    if (n != 6) row.checkpoint_seconds = -1;
+    if (in_table) rows.push_back(row);
   }
   return rows;
 }

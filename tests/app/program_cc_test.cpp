@@ -5,12 +5,14 @@
 // (their RES lines "CC T1 DIAGNOSTIC" and "CC D1 DIAGNOSTIC", and the
 // Largest TIA/TIjAb lists of their output; references_here.yaml has the pair
 // energies).
+#include <chrono>
 #include <cmath>
 #include <regex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "tests/app/background_run.hpp"
 #include "tests/app/program_fixture.hpp"
 
 namespace cyclocc::app_test {
@@ -177,6 +179,116 @@ TEST_F(CcReportTest, LargestAmplitudesDoNotDependOnTheRankCount) {
     EXPECT_FALSE(one.empty()) << c;
     EXPECT_EQ(listed(c, 2), one) << c;
   }
+}
+
+// The numbers of a log line: `format`'s conversions (sscanf), from the first
+// line that gives them all; empty if none does.
+std::vector<double> line_numbers(const std::string& log, const char* format, int count) {
+  for (const std::string& line : lines_of(log)) {
+    double x[3] = {};
+    if (std::sscanf(line.c_str(), format, &x[0], &x[1], &x[2]) == count) return {x, x + count};
+  }
+  return {};
+}
+
+// The MP2 line, the iteration table and the "converged" line of `method`
+// against the results file; the table against itself: each dE is the change
+// from the row before (the first row's from MP2), and the last row is the
+// first to pass the convergence test (cc.convergence, 1e-9 by default).
+void expect_log_agrees(const std::string& log, const YAML::Node& p, const std::string& method) {
+  const double mp2 = number(p["mp2_correlation_energy"]);
+  EXPECT_NEAR(mp2 + number(p["scf_total_energy"]), number(p["mp2_total_energy"]), 1e-12);
+  const auto mp2_line = line_numbers(log, "MP2 correlation energy %lf total %lf", 2);
+  ASSERT_EQ(mp2_line.size(), 2u) << log;
+  EXPECT_NEAR(mp2_line[0], mp2, 1e-12);
+  EXPECT_NEAR(mp2_line[1], number(p["mp2_total_energy"]), 1e-12);
+
+  const std::vector<CcRow> rows = cc_rows(log);
+  const int ccsd_rows = p["ccsd_iterations"].as<int>();
+  const int iterations = p[method + "_iterations"].as<int>();
+  ASSERT_EQ(static_cast<int>(rows.size()), method == "ccsd" ? iterations : ccsd_rows + iterations) << log;
+  const std::size_t first = method == "ccsd" ? 0 : ccsd_rows;  // CCSDT's table follows CCSD's
+  double before = method == "ccsd" ? mp2 : rows[first - 1].energy;
+  for (std::size_t k = first; k < rows.size(); ++k) {
+    const CcRow& row = rows[k];
+    EXPECT_EQ(row.iteration, static_cast<int>(k - first) + 1);
+    // E has 14 decimals, dE four significant digits.
+    EXPECT_NEAR(row.delta_e, row.energy - before, 6e-5 * std::abs(row.delta_e) + 2e-14) << "row " << row.iteration;
+    before = row.energy;
+    const bool passes = std::abs(row.delta_e) < 1e-9 && row.delta_t < 1e-9;
+    EXPECT_EQ(passes, k + 1 == rows.size()) << "row " << row.iteration;
+  }
+  EXPECT_NEAR(rows.back().energy, number(p[method + "_correlation_energy"]), 1e-13);
+
+  const std::string label = method == "ccsd" ? "CCSD" : "CCSDT";
+  const auto done = line_numbers(log, (label + " converged in %lf iterations: correlation %lf, total %lf").c_str(), 3);
+  ASSERT_EQ(done.size(), 3u) << log;
+  EXPECT_EQ(done[0], iterations);
+  EXPECT_NEAR(done[1], number(p[method + "_correlation_energy"]), 1e-12);
+  EXPECT_NEAR(done[2], number(p[method + "_total_energy"]), 1e-12);
+  EXPECT_NEAR(number(p[method + "_correlation_energy"]) + number(p["scf_total_energy"]),
+              number(p[method + "_total_energy"]), 1e-12);
+}
+
+// The log's footer against the results file: each stage's time (printed to
+// the millisecond), the stages within the total and the total within the
+// `wall` seconds the run took; the peak memory (printed in whole MB).
+void expect_footer_agrees(const std::string& log, const YAML::Node& j, double wall) {
+  const YAML::Node t = j["extras"]["timings"];
+  double stages = 0;
+  for (const std::string name : {"scf", "checkpoint", "motransform", "cc", "cc_checkpoint", "triples", "total"}) {
+    ASSERT_TRUE(t[name].IsScalar()) << name;
+    const auto printed = line_numbers(log, ("  " + name + " %lf").c_str(), 1);
+    ASSERT_EQ(printed.size(), 1u) << name << "\n" << log;
+    EXPECT_NEAR(printed[0], number(t[name]), 5e-4 + 1e-9) << name;
+    EXPECT_GE(number(t[name]), 0.0) << name;
+    if (name != "cc_checkpoint" && name != "total") stages += number(t[name]);
+  }
+  EXPECT_LE(number(t["cc_checkpoint"]), number(t["cc"]));  // the CC stage includes its checkpoints
+  EXPECT_LE(stages, number(t["total"]));
+  EXPECT_LE(number(t["total"]), wall);
+  const auto mb = line_numbers(log, "peak memory: %lf MB resident", 1);
+  ASSERT_EQ(mb.size(), 1u) << log;
+  EXPECT_NEAR(mb[0], number(j["extras"]["peak_memory_mb"]), 0.55);
+}
+
+double seconds_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// What the log prints of the MP2, CCSD, (T) and CCSDT energies, the timings
+// and the peak memory is what the results file holds, and the (T)
+// correction is the references' CCSD(T) - CCSD difference (water STO-3G,
+// regression/references.yaml).
+TEST_F(CcReportTest, LogLinesAgreeWithTheResultsFile) {
+  const auto input = water_input("pt", [](YAML::Node& in) { in["cc"]["method"] = "ccsd(t)"; });
+  const double t0 = seconds_now();
+  auto r = cyclocc({input.string()}, 2);
+  const double wall = seconds_now() - t0;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_footer_agrees(r.out, results("pt.json"), wall);
+  YAML::Node p = results("pt.json")["properties"];
+  expect_log_agrees(r.out, p, "ccsd");
+  // H2O has five occupied orbitals: 35 triples i >= j >= k.
+  const auto plan = line_numbers(r.out, "(T): closed-shell triples, %lf occupied triples i >= j >= k over %lf", 2);
+  ASSERT_EQ(plan.size(), 2u) << r.out;
+  EXPECT_EQ(plan[0], 35);
+  EXPECT_EQ(plan[1], 2);
+  const double pt = number(p["ccsd_prt_pr_correlation_energy"]);
+  const double e_t = pt - number(p["ccsd_correlation_energy"]);
+  EXPECT_NEAR(e_t, reference_value(kWaterCase, "ccsd_prt_pr_total_energy") -
+                       reference_value(kWaterCase, "ccsd_total_energy"), 1e-8);
+  EXPECT_NEAR(pt + number(p["scf_total_energy"]), number(p["ccsd_prt_pr_total_energy"]), 1e-12);
+  const auto t_line = line_numbers(r.out, "(T) correction %lf CCSD(T) correlation %lf, total %lf", 3);
+  ASSERT_EQ(t_line.size(), 3u) << r.out;
+  EXPECT_NEAR(t_line[0], e_t, 1e-12);
+  EXPECT_NEAR(t_line[1], pt, 1e-12);
+  EXPECT_NEAR(t_line[2], number(p["ccsd_prt_pr_total_energy"]), 1e-12);
+
+  r = cyclocc({water_input("t", [](YAML::Node& in) { in["cc"]["method"] = "ccsdt"; }).string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  p = results("t.json")["properties"];
+  expect_log_agrees(r.out, p, "ccsdt");
 }
 
 }  // namespace

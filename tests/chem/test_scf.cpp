@@ -19,6 +19,7 @@
 #include "chem/sad.hpp"
 #include "chem/scf.hpp"
 #include "tests/chem/chem_test.hpp"
+#include "tests/dense_eri.hpp"
 
 namespace cyclocc::chem {
 namespace {
@@ -135,6 +136,29 @@ TEST(ScfReference, FirstRmsDensityChangeIsFromTheSadDensity) {
   EXPECT_EQ(r.history[0].delta_e, 0.0);
   EXPECT_GT(r.history[0].seconds, 0.0);
   EXPECT_LE(r.history[0].seconds, r.seconds);
+}
+
+// The printed RMS orbital gradient of iteration 1 is that of the SAD density
+// d (half per spin): X^T (F d S - S d F) X with F = H + 2 J[d] - K[d] built
+// here from every two-electron integral (tests/dense_eri.hpp) and X = S^-1/2
+// (any X with X^T S X = 1 gives the same norm: they differ by a rotation).
+TEST(ScfReference, FirstRmsGradientIsThatOfTheSadDensity) {
+  auto in = regression_input("h2o_ccpvdz_rhf");
+  in.scf.max_iterations = 1;
+  const Basis b = load_basis(in);
+  const ScfResult r = run_scf(world(), in, b, quiet());
+  ASSERT_EQ(r.history.size(), 1u);
+  const Eigen::MatrixXd d = 0.5 * sad_density(world(), b, in.molecule.atoms);
+  Eigen::MatrixXd f = kinetic_matrix(b) + nuclear_matrix(b, in.molecule.atoms);
+  test::for_each_eri(b, [&](int i, int j, int k, int l, double ijkl) {
+    f(i, j) += 2.0 * ijkl * d(k, l);  // J[d]_ij = sum_kl (ij|kl) d_kl
+    f(i, k) -= ijkl * d(j, l);        // K[d]_ik = sum_jl (ij|kl) d_jl
+  });
+  const Eigen::MatrixXd S = overlap_matrix(b);
+  const Eigen::MatrixXd X = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(S).operatorInverseSqrt();
+  const Eigen::MatrixXd g = X.transpose() * (f * d * S - S * d * f) * X;
+  EXPECT_NEAR(r.history[0].rms_gradient, std::sqrt(g.squaredNorm() / g.size()), 1e-12);
+  EXPECT_GT(r.history[0].rms_gradient, 1e-3);  // far from converged: the comparison means something
 }
 
 TEST(ScfReference, UhfOnAClosedShellReproducesRhf) {
