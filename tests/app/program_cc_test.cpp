@@ -291,5 +291,31 @@ TEST_F(CcReportTest, LogLinesAgreeWithTheResultsFile) {
   expect_log_agrees(r.out, p, "ccsdt");
 }
 
+// A basis with linearly dependent functions: water STO-3G with each
+// hydrogen's s shell given twice (share/basis/sto-3g.g94). The SCF removes
+// the two combinations that duplicate (log line), the MO transform and CC
+// work in the 7 orbitals left, and every energy is the plain basis's
+// (regression/references.yaml, h2o_sto3g_rhf) to 1e-8.
+TEST_F(CcReportTest, LinearlyDependentFunctionsAreRemovedWithoutChangingTheEnergies) {
+  const std::string h = "S 3 1.00\n 3.42525091 0.15432897\n 0.62391373 0.53532814\n 0.16885540 0.44463454\n";
+  write_text(path("twice.g94"), "H 0\n" + h + h + "****\n"
+                                "O 0\nS 3 1.00\n 130.7093200 0.15432897\n 23.8088610 0.53532814\n"
+                                " 6.4436083 0.44463454\nSP 3 1.00\n 5.0331513 -0.09996723 0.15591627\n"
+                                " 1.1695961 0.39951283 0.60768372\n 0.3803890 0.70011547 0.39195739\n****\n");
+  const auto input = water_input("d", [](YAML::Node& in) {
+    in["basis"] = "twice.g94";
+    in["cc"]["method"] = "ccsd(t)";
+  });
+  const auto r = cyclocc({input.string()}, 2);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("SCF: 2 linearly dependent combinations removed (overlap eigenvalues below 1e-07)\n"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("MO transform: 0+0 frozen, 5+5 active occupied, 2+2 virtual orbitals"), std::string::npos)
+      << r.out;
+  const YAML::Node p = results("d.json")["properties"];
+  for (const std::string q : {"scf_total_energy", "mp2_total_energy", "ccsd_total_energy", "ccsd_prt_pr_total_energy"})
+    EXPECT_NEAR(number(p[q]), reference_value(kWaterCase, q), 1e-8) << q;
+}
+
 }  // namespace
 }  // namespace cyclocc::app_test
