@@ -72,8 +72,8 @@ TEST(SkinnyGemm, MatchesPlainLoopsForEveryColumnCount) {
   std::mt19937_64 rng(20261124);
   // Rows: a partial row block, a few blocks, more than one panel of the
   // widest rows (16 x 8 = 128) with a ragged end. Contracted: inside one
-  // chunk of op(B), and across chunks (2048 rows of op(B) for 16 columns,
-  // 8192 for 4) with a ragged end.
+  // chunk of op(B), and across chunks (a quarter of L2: with 1 MB, 2048 rows
+  // of op(B) for 16 columns, 8192 for 4; fewer with less) with a ragged end.
   for (SkinnyIsa isa : skinny_gemm_isas())
     for (std::int64_t N = 1; N <= kSkinnyMaxColumns; ++N)
       for (std::int64_t M : {1, 5, 9, 131})
