@@ -1,7 +1,7 @@
 // A matrix product with few columns, C += alpha * A * op(B), where OpenBLAS is
 // slow: it packs all of the large A before its kernel uses each element for
-// only N products. This kernel reads A once, in place, and keeps op(B) packed
-// in L1 (skinny_gemm.cpp). The contraction's local dgemm calls it through
+// only N products. This kernel reads A once, in place, against op(B) packed
+// in chunks that stay in L2 (skinny_kernel.hpp). The contraction's local dgemm calls it through
 // skinny_gemm_fits (tensor/contract.cpp); the tests compare it with plain loops.
 #pragma once
 
@@ -28,7 +28,8 @@ void skinny_gemm(std::int64_t M, std::int64_t N, std::int64_t K, double alpha, c
                  const double* B, std::int64_t ldb, bool b_trans, double beta, double* C, std::int64_t ldc);
 
 // The builds of the kernel: AVX2 (16 256-bit vector registers) and AVX-512
-// (32 512-bit ones, with AVX-512VL for the 256-bit row kernel).
+// (32 512-bit ones, with AVX-512VL for its 256-bit paths: the row kernel, and
+// 9-12 columns on Zen 4).
 enum class SkinnyIsa { avx2, avx512 };
 
 // The builds this binary has and this processor runs, narrowest first (empty

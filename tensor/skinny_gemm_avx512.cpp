@@ -9,12 +9,14 @@
 // two 512-bit multiply-add units a core), 512-bit vectors took it from 37 to
 // 50 GFLOP/s (M = 3828, N = 15, K = 1914; N = 32: 41 -> 61), against 77 for
 // OpenBLAS's 2000^3 dgemm. With up to 8 columns and rows of at most 128, rows
-// one by one instead (row_times_columns, 256-bit). With 9-12 columns, 256-bit
-// vectors: three a row pad to 12 columns where two 512-bit ones pad to 16.
-// Zen 4 runs a 512-bit multiply-add as two 256-bit halves, so the padding is
-// work: M = 3741, N = 10, K = 3741 (the ladder R- of H2O/aug-cc-pVTZ at 1
-// rank, A from memory) 0.79x the time, N = 9 0.86x, N = 12 0.80x; at two
-// processes, where memory bandwidth binds, 0.90-0.97x.
+// one by one instead (row_times_columns, 256-bit). With 9-12 columns on Zen 4,
+// 256-bit vectors: three a row pad to 12 columns where two 512-bit ones pad
+// to 16, and Zen 4 runs a 512-bit multiply-add as two 256-bit halves, so the
+// padding is work: M = 3741, N = 10, K = 3741 (the ladder R- of
+// H2O/aug-cc-pVTZ at 1 rank, A from memory) 0.79x the time, N = 9 0.86x,
+// N = 12 0.80x; at two processes, where memory bandwidth binds, 0.90-1.02x.
+// Not on cores with whole 512-bit multiply-add units (Intel's, Zen 5), where
+// three 256-bit multiply-adds do the work of two 512-bit ones (not measured).
 #include "tensor/skinny_kernel.hpp"
 
 namespace cyclocc::tensor {
@@ -25,7 +27,10 @@ void skinny_gemm_avx512(std::int64_t M, std::int64_t N, std::int64_t K, double a
   // Short rows, few columns: one row at a time (measured with A out of
   // cache, as in the CC iterations; skinny_kernel.hpp).
   if (N <= 8 && K <= kRowsMaxK) return run_rows_one_by_one(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
-  if (N > 8 && N <= 12) return run_skinny<Ymm, 32>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
+  // AMD family 19h: of its cores, only Zen 4 has AVX-512.
+  const bool halved_512 = __builtin_cpu_is("amdfam19h");
+  if (halved_512 && N > 8 && N <= 12)
+    return run_skinny<Ymm, 32>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
   run_skinny<Zmm, 32>(M, N, K, alpha, A, lda, B, ldb, b_trans, add, C, ldc);
 }
 

@@ -19,7 +19,8 @@
 // accumulates in a small buffer, added to C with alpha at the end. Each call
 // prefetches the next R rows of its chunk into L2 (a prefetch never faults,
 // so past the last row is harmless): with chunks this long they are a call's
-// worth of A ahead (up to 128 KB), more than L1 holds. Into L1 instead, at
+// worth of A ahead (R kc doubles: 128 KB at 16 columns with 256 KB chunks, up
+// to 512 KB with 4 columns in the AVX2 build), more than L1 holds. Into L1 instead, at
 // two processes on Zen 4 with A from memory, the ladders above took 1.0-1.2x
 // the time with 15 columns, 1.0-1.35x with 10 and 1.15-1.4x with 3 (alternated
 // call by call), and the AVX2 build 1.15-1.5x.
@@ -27,7 +28,7 @@
 // Chunks of 32 KB (for L1) cut each row of A into pieces of 2-4 KB, read
 // R rows side by side; the memory stream kept up less well with those than
 // with whole rows. With A from memory, as the integrals come in an iteration,
-// 256 KB chunks measured 0.87-0.95x the time at two processes on Zen 4
+// 256 KB chunks measured 0.87-0.97x the time at two processes on Zen 4
 // (M = 3741, N = 10, K = 1870; M = 3828, N = 15, K = 1914, the ladders of
 // H2O/aug-cc-pVTZ at 2 ranks; CH2 cc-pVTZ's at 2 ranks) and 0.92-0.99x at
 // one (K = M), alternated call by call in one process.

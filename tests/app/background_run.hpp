@@ -159,23 +159,25 @@ struct CcRow {
 // The rows of every CC iteration table of a log (the lines that follow a
 // "correlation energy ... |dT| ... checkpoint" header; the memory line after
 // the third row, "CCSD: peak memory after ...", and a warning after it, are
-// inside the table).
+// inside the table). CCSDT's tables have a |dT3| column before the seconds.
 inline std::vector<CcRow> cc_rows(const std::string& log) {
   std::vector<CcRow> rows;
-  bool in_table = false;
+  bool in_table = false, t3 = false;
   for (const std::string& line : lines_of(log)) {
     if (line.find("correlation energy") != std::string::npos && line.find("|dT|") != std::string::npos) {
       in_table = true;
+      t3 = line.find("|dT3|") != std::string::npos;
       continue;
     }
     CcRow row;
-    double s = 0;
-    const int n = std::sscanf(line.c_str(), "%d %lf %lf %lf %lf %lf", &row.iteration, &row.energy, &row.delta_e,
-                              &row.delta_t, &s, &row.checkpoint_seconds);
+    double x[3] = {};  // (|dT3|,) seconds, checkpoint seconds
+    const int n = std::sscanf(line.c_str(), "%d %lf %lf %lf %lf %lf %lf", &row.iteration, &row.energy,
+                              &row.delta_e, &row.delta_t, &x[0], &x[1], &x[2]);
     if (in_table && n < 2 && (line.find(": peak memory after ") != std::string::npos || line.rfind("warning: ", 0) == 0))
       continue;
     in_table = in_table && n >= 2;
-    if (n != 6) row.checkpoint_seconds = -1;
+    const int with_checkpoint = t3 ? 7 : 6;
+    row.checkpoint_seconds = n == with_checkpoint ? x[with_checkpoint - 5] : -1;
     if (in_table) rows.push_back(row);
   }
   return rows;

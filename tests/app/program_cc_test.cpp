@@ -212,11 +212,16 @@ void expect_log_agrees(const std::string& log, const YAML::Node& p, const std::s
   for (std::size_t k = first; k < rows.size(); ++k) {
     const CcRow& row = rows[k];
     EXPECT_EQ(row.iteration, static_cast<int>(k - first) + 1);
-    // E has 14 decimals, dE four significant digits.
+    // E has 14 decimals, dE and |dT| five significant digits.
     EXPECT_NEAR(row.delta_e, row.energy - before, 6e-5 * std::abs(row.delta_e) + 2e-14) << "row " << row.iteration;
     before = row.energy;
-    const bool passes = std::abs(row.delta_e) < 1e-9 && row.delta_t < 1e-9;
-    EXPECT_EQ(passes, k + 1 == rows.size()) << "row " << row.iteration;
+    // The program tests the unrounded values: a printed value within
+    // rounding of the threshold decides nothing.
+    const double below = 1e-9 * (1 - 1e-4), above = 1e-9 * (1 + 1e-4);
+    if (k + 1 == rows.size())
+      EXPECT_TRUE(std::abs(row.delta_e) < above && row.delta_t < above) << "row " << row.iteration;
+    else
+      EXPECT_TRUE(std::abs(row.delta_e) > below || row.delta_t > below) << "row " << row.iteration;
   }
   EXPECT_NEAR(rows.back().energy, number(p[method + "_correlation_energy"]), 1e-13);
 
@@ -231,8 +236,9 @@ void expect_log_agrees(const std::string& log, const YAML::Node& p, const std::s
 }
 
 // The log's footer against the results file: each stage's time (printed to
-// the millisecond), the stages within the total and the total within the
-// `wall` seconds the run took; the peak memory (printed in whole MB).
+// the millisecond), the stages within the total (the CC stage holds its
+// checkpoints and (T)) and the total within the `wall` seconds the run took;
+// the peak memory (printed in whole MB).
 void expect_footer_agrees(const std::string& log, const YAML::Node& j, double wall) {
   const YAML::Node t = j["extras"]["timings"];
   double stages = 0;
@@ -242,9 +248,9 @@ void expect_footer_agrees(const std::string& log, const YAML::Node& j, double wa
     ASSERT_EQ(printed.size(), 1u) << name << "\n" << log;
     EXPECT_NEAR(printed[0], number(t[name]), 5e-4 + 1e-9) << name;
     EXPECT_GE(number(t[name]), 0.0) << name;
-    if (name != "cc_checkpoint" && name != "total") stages += number(t[name]);
+    if (name != "cc_checkpoint" && name != "triples" && name != "total") stages += number(t[name]);
   }
-  EXPECT_LE(number(t["cc_checkpoint"]), number(t["cc"]));  // the CC stage includes its checkpoints
+  EXPECT_LE(number(t["cc_checkpoint"]) + number(t["triples"]), number(t["cc"]));
   EXPECT_LE(stages, number(t["total"]));
   EXPECT_LE(number(t["total"]), wall);
   const auto mb = line_numbers(log, "peak memory: %lf MB resident", 1);
