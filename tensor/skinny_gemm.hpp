@@ -1,8 +1,9 @@
 // A matrix product with few columns, C += alpha * A * op(B), where OpenBLAS is
 // slow: it packs all of the large A before its kernel uses each element for
 // only N products. This kernel reads A once, in place, against op(B) packed
-// in chunks that stay in L2 (skinny_kernel.hpp). The contraction's local dgemm calls it through
-// skinny_gemm_fits (tensor/contract.cpp); the tests compare it with plain loops.
+// in chunks that stay in L2 (skinny_kernel.hpp). The contraction's local
+// dgemm calls it through skinny_gemm_fits (tensor/contract.cpp); the tests
+// compare it with plain loops.
 #pragma once
 
 #include <cstdint>

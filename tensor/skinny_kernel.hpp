@@ -14,15 +14,15 @@
 // accumulators, NV = ceil(N / w)). Bp is op(B) packed row-major with its
 // columns padded to w NV, a chunk of kc rows at a time (a quarter of L2,
 // kept to 32-256 KB: on Zen 4, 256 KB, the whole of K up to 2048 at 16
-// columns). The rows of A go in panels of 16 R so
-// that a panel's pages stay in the TLB while its chunks pass; each panel
-// accumulates in a small buffer, added to C with alpha at the end. Each call
-// prefetches the next R rows of its chunk into L2 (a prefetch never faults,
-// so past the last row is harmless): with chunks this long they are a call's
-// worth of A ahead (R kc doubles: 128 KB at 16 columns with 256 KB chunks, up
-// to 512 KB with 4 columns in the AVX2 build), more than L1 holds. Into L1 instead, at
-// two processes on Zen 4 with A from memory, the ladders above took 1.0-1.2x
-// the time with 15 columns, 1.0-1.35x with 10 and 1.15-1.4x with 3 (alternated
+// columns). The rows of A go in panels of 16 R so that a panel's pages stay
+// in the TLB while its chunks pass; each panel accumulates in a small
+// buffer, added to C with alpha at the end. Each call prefetches the next R
+// rows of its chunk into L2 (a prefetch never faults, so past the last row
+// is harmless): with chunks this long they are a call's worth of A ahead (R
+// kc doubles: 128 KB at 16 columns with 256 KB chunks, up to 512 KB with 4
+// columns in the AVX2 build), more than L1 holds. Into L1 instead, at two
+// processes on Zen 4 with A from memory, the ladders above took 1.0-1.2x the
+// time with 15 columns, 1.0-1.35x with 10 and 1.15-1.4x with 3 (alternated
 // call by call), and the AVX2 build 1.15-1.5x.
 //
 // Chunks of 32 KB (for L1) cut each row of A into pieces of 2-4 KB, read
@@ -161,8 +161,9 @@ constexpr int rows_for(int nv) {
 }
 
 // Rows of op(B) per chunk of W columns: a quarter of the L2 cache as the C
-// library reports it, kept to 32-256 KB (measured on Zen 4 only, with 1 MB
-// of L2; a 256 KB chunk would fill the L2 of older cores).
+// library reports it, kept to 32-256 KB (a 256 KB chunk would fill the L2 of
+// older cores); 256 KB where it reports none. Measured on Zen 4 only, with
+// 1 MB of L2. (glibc answers from what it read at start-up: about 4 ns.)
 inline std::int64_t chunk_rows(int W) {
   const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
   const std::int64_t bytes = l2 > 0 ? std::clamp<std::int64_t>(l2 / 4, 32768, 262144) : 262144;

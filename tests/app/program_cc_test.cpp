@@ -4,7 +4,8 @@
 // values: Psi4 1.3.2 with the inputs regression/cases/*_pairs.psi4.dat
 // (their RES lines "CC T1 DIAGNOSTIC" and "CC D1 DIAGNOSTIC", and the
 // Largest TIA/TIjAb lists of their output; references_here.yaml has the pair
-// energies).
+// energies). Also: the log's energy, timing and memory lines against the
+// results file, and a basis with linearly dependent functions.
 #include <chrono>
 #include <cmath>
 #include <regex>
