@@ -306,10 +306,42 @@ std::int64_t surviving_quartets(const Basis& b) {
   return n;
 }
 
+// The verbose log's balance line: the quartets and max/mean cost of the
+// per-rank counts it lists, which are those of the result.
+void expect_balance_lines(const std::string& out, const ScfResult& r) {
+  long long quartets = 0;
+  int ranks = 0;
+  double printed = 0;
+  const auto at = out.find("Fock build: ");
+  ASSERT_NE(at, std::string::npos) << out;
+  ASSERT_EQ(std::sscanf(out.c_str() + at, "Fock build: %*d tasks on rank 0, %lld quartets per build over %d ranks, "
+                        "max/mean cost %lf", &quartets, &ranks, &printed), 3) << out.substr(at, 200);
+  std::int64_t sum_q = 0, cost = 0, most = 0;
+  for (int p = 0; p < ranks; ++p) {
+    const std::string key = "  rank " + std::to_string(p) + ": ";
+    const auto line = out.find(key, at);
+    ASSERT_NE(line, std::string::npos) << out;
+    long long q = 0, c = 0;
+    ASSERT_EQ(std::sscanf(out.c_str() + line + key.size(), "%lld quartets, cost %lld", &q, &c), 2);
+    EXPECT_EQ(q, r.fock_quartets_per_rank[p]);
+    EXPECT_EQ(c, r.fock_cost_per_rank[p]);
+    sum_q += q;
+    cost += c;
+    most = std::max<std::int64_t>(most, c);
+  }
+  EXPECT_EQ(ranks, world().size());
+  EXPECT_EQ(quartets, sum_q);
+  EXPECT_NEAR(printed, static_cast<double>(most) * ranks / cost, 5e-4 + 1e-12);
+}
+
 TEST(FockBalance, EveryQuartetOnceAndWorkWithinTenPercentOfEven) {
   auto in = chem_test::make_input("cc-pvdz", chem_test::distorted_water());
   const Basis b = load_basis(in);
-  const ScfResult r = run_scf(world(), in, b, quiet());
+  const par::Log verbose(world().root(), true);
+  testing::internal::CaptureStdout();
+  const ScfResult r = run_scf(world(), in, b, verbose);
+  const std::string out = testing::internal::GetCapturedStdout();
+  if (world().root()) expect_balance_lines(out, r);
   ASSERT_EQ(static_cast<int>(r.fock_cost_per_rank.size()), world().size());
   std::int64_t quartets = 0, cost = 0, most = 0;
   for (int p = 0; p < world().size(); ++p) {
