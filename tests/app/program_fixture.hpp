@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <stdexcept>
 #include <string>
 
 #include "tests/app/run_program.hpp"
@@ -27,6 +28,14 @@ inline double reference_value(const std::string& id, const std::string& quantity
   for (const auto& run : refs["runs"])
     if (run["id"].as<std::string>() == id) return run["quantities"][quantity]["value"].as<double>();
   throw std::runtime_error("no reference " + id + "/" + quantity);
+}
+
+// The number after `label` at the start of a line of the log (the first
+// such line).
+inline double logged_number(const std::string& log, const std::string& label) {
+  const auto at = log.rfind(label, 0) == 0 ? 0 : log.find("\n" + label);
+  if (at == std::string::npos) throw std::runtime_error("no line starting '" + label + "' in the log");
+  return std::stod(log.substr(at + (at == 0 ? 0 : 1) + label.size()));
 }
 
 class ProgramTest : public ::testing::Test {

@@ -9,17 +9,6 @@
 
 using namespace cyclocc::app_test;
 
-namespace {
-
-// The number after `label` on its line of the log.
-double logged_number(const std::string& log, const std::string& label) {
-  const auto at = log.find(label);
-  if (at == std::string::npos) throw std::runtime_error("no '" + label + "' in the log");
-  return std::stod(log.substr(at + label.size()));
-}
-
-}  // namespace
-
 TEST_F(ProgramTest, ScfWaterResultsFileMatchesTheReference) {
   const auto input = water_input("water");
   const double e_ref = reference_value(kWaterCase, "scf_total_energy");
